@@ -1,0 +1,220 @@
+"""Wire models: the only place where JSON field names of the contract are spelled.
+
+Serialisation follows spec decision 10: a field listed in a model's ``_always`` set is emitted
+even when it is ``null`` (``stdout.parsed``, ``diff``, dry_run ``reason``/``message``); every
+other field is left out while it is unset (``None``).  ``to_wire`` is what the MCP server, the
+CLI and the library all print, so the three surfaces can never drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+FailureKind = Literal["guard", "exec", "parse", "config"]
+
+
+class WireModel(BaseModel):
+    """Base: forbid unknown fields, drop unset optionals when serialising."""
+
+    model_config = ConfigDict(extra="forbid")
+    _always: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _drop_unset(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k in self._always}
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def to_json(self, indent: int | None = None) -> str:
+        if indent is None:
+            return json.dumps(self.to_wire(), separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(self.to_wire(), indent=indent, ensure_ascii=False)
+
+
+class Hint(WireModel):
+    """Replacement arguments that give the same information in a supported form."""
+
+    args: list[str]
+    reason: str | None = None
+
+
+class ParseError(WireModel):
+    reason: Literal[
+        "parser_exception", "schema_violation", "unsupported_format", "unrecognized_output"
+    ]
+    message: str
+    hint: Hint | None = None
+
+
+class OutputField(WireModel):
+    _always = frozenset({"parsed"})
+    raw: str
+    parsed: Any = None
+    parse_error: ParseError | None = None
+
+
+class InstallHint(WireModel):
+    command: str
+    package: str
+    manager: str
+
+
+class Alternative(WireModel):
+    cmd: str
+    args: list[str]
+    reason: str
+
+
+class Availability(WireModel):
+    status: Literal["missing", "not_executable", "present"]
+    install: InstallHint | None = None
+    alternatives: list[Alternative] = Field(default_factory=list)
+
+
+class Failure(WireModel):
+    kind: FailureKind
+    reason: str
+    message: str
+    hint: str | None = None
+    availability: Availability | None = None
+    errorCode: str | None = None
+
+
+class GuardError(WireModel):
+    reason: str
+    message: str
+
+
+class FsDiff(WireModel):
+    created: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)
+    modified: list[str] = Field(default_factory=list)
+    truncated: bool | None = None
+
+
+class CacheInfo(WireModel):
+    hit: bool
+    age_ms: int
+    reason: str | None = None
+
+
+class PageInfo(WireModel):
+    page: int
+    page_size: int
+    total_lines: int
+    has_next: bool
+    cache: CacheInfo | None = None
+
+
+class Telemetry(WireModel):
+    guard_ms: float
+    exec_ms: float
+    parse_ms: float
+    redact_ms: float
+    total_ms: float
+    raw_bytes: int
+
+
+class RegexFallback(WireModel):
+    pattern: str
+    reason: str
+
+
+class RegexEngineReport(WireModel):
+    used: str
+    fallbacks: list[RegexFallback] = Field(default_factory=list)
+
+
+class SandboxReview(WireModel):
+    level: Literal["full", "nested-weak", "none"]
+    namespace_class: str
+    network: bool
+
+
+class Review(WireModel):
+    result_id: str
+    parser_id: str | None = None
+    parser_version: str | None = None
+    schema_version: str | None = None
+    content_hash: str
+    source_complete: bool | Literal["unknown"]
+    parse_complete: bool | Literal["unknown"]
+    representation_lossless: bool | Literal["unknown"]
+    privacy_transform: Literal["none", "masked", "unknown"]
+    retained: bool
+    warnings: list[str] = Field(default_factory=list)
+    sandbox: SandboxReview | None = None
+
+
+class Omission(WireModel):
+    stage: Literal["capture", "parse", "projection", "budget", "privacy"]
+    reason: str
+    rows_total: int | None = None
+    rows_selected: int | None = None
+    rows_returned: int | None = None
+    rows_omitted: int | None = None
+    omitted_fields: list[str] | None = None
+    unknown_counts: dict[str, int] | None = None
+    next_cursor: str | None = None
+
+
+class Envelope(WireModel):
+    """The response of ``run``, ``run_paged`` and ``parse`` (contract §5)."""
+
+    _always = frozenset({"diff"})
+    ok: bool
+    exitCode: int
+    signal: str | None = None
+    cmd: str
+    args: list[str]
+    cwd: str
+    duration_ms: int
+    stdout: OutputField
+    stderr: OutputField
+    diff: FsDiff | None = None
+    truncated: Literal[True] | None = None
+    page_info: PageInfo | None = None
+    guard_error: GuardError | None = None
+    failure: Failure | None = None
+    telemetry: Telemetry | None = None
+    review: Review | None = None
+    omission: list[Omission] | None = None
+    regex_engine: RegexEngineReport | None = None
+
+
+class DryRunResult(WireModel):
+    """``dry_run``: exactly the guard's decision, nothing executed."""
+
+    _always = frozenset({"reason", "message"})
+    would_pass: bool
+    reason: str | None = None
+    message: str | None = None
+    hint: str | None = None
+
+
+class DescribeResult(WireModel):
+    """``describe`` without ``cmd`` (environment) or with ``cmd`` (one command, ≤ 2 KB)."""
+
+    version: str
+    profile: str | None = None
+    allowed_commands: list[str] | None = None
+    available_parsers: list[str] | None = None
+    guard_summary: dict[str, Any] | None = None
+    telemetry_enabled: bool | None = None
+    host_os: str | None = None
+    sandbox: dict[str, Any] | None = None
+    regex_engine: RegexEngineReport | None = None
+    env: dict[str, Any] | None = None
+    config: dict[str, Any] | None = None
+    # describe(cmd)
+    cmd: str | None = None
+    policy: dict[str, Any] | None = None
+    parser: dict[str, Any] | None = None
+    alternatives: list[dict[str, Any]] | None = None
+    examples: list[list[str]] | None = None
+    failure: Failure | None = None

@@ -1,0 +1,3 @@
+"""Parsers of the 'devops' domain. COMMANDS maps a command name to the module exporting PARSER."""
+
+COMMANDS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""Parsers of the 'process' domain. COMMANDS maps a command name to the module exporting PARSER."""
+
+COMMANDS: dict[str, str] = {}

@@ -1,0 +1,251 @@
+"""Find the parser for an argv and run it under its contract.
+
+Parsers are imported lazily (first use) so that server start-up stays fast.  The catalogue is
+the union of the ``COMMANDS`` maps of the domain packages (``parism.parsers.fs`` ...), command
+name → module path; each module exports ``PARSER``.
+
+Outcome rules (contract §10.1, §5.2):
+- no parser → JSON passthrough if stdout is JSON, else ``not_found`` (``parser_not_found``);
+- arguments outside the contract → ``unsupported_format`` + hint, unless stdout is JSON
+  (then the JSON is the result and the error is dropped);
+- the parser raised ``ParseFailure`` → that reason; any other exception → ``parser_exception``;
+- data lines but an all-default result → ``unrecognized_output`` (never a silent empty success).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pydantic import ValidationError
+
+from parism.envelope import Hint, ParseError
+from parism.parsers.contract import Contract, ParseFailure, ParseInput, Parser
+from parism.policy.tokenize import FlagSpec, tokenize
+
+DOMAINS = (
+    "fs", "process", "network", "text", "git", "env", "system", "windows", "devops", "packages",
+)
+
+
+@cache
+def catalog() -> dict[str, str]:
+    """Command name → module path, from every domain package."""
+    names: dict[str, str] = {}
+    for domain in DOMAINS:
+        try:
+            mod = importlib.import_module(f"parism.parsers.{domain}")
+        except ModuleNotFoundError:
+            continue
+        names.update(getattr(mod, "COMMANDS", {}))
+    return names
+
+
+@cache
+def get_parser(cmd: str) -> Parser | None:
+    path = catalog().get(cmd)
+    if path is None:
+        return None
+    return importlib.import_module(path).PARSER
+
+
+def available() -> list[str]:
+    return sorted(catalog())
+
+
+@dataclass
+class ParseOutcome:
+    parsed: Any = None
+    parse_error: ParseError | None = None
+    parser: Parser | None = None
+    not_found: bool = False
+    native_json: bool = False
+
+    @property
+    def parser_id(self) -> str | None:
+        return self.parser.id if self.parser else None
+
+
+def resolve(parser: Parser, args: list[str]) -> tuple[Parser, list[str], str | None]:
+    """Walk leading global flags and subcommand words. Returns (parser, sub_args, problem)."""
+    if not parser.subcommands:
+        return parser, list(args), None
+    i = 0
+    if parser.leading_flags:
+        lead = tokenize(args, FlagSpec(parser.leading_flags, stop_at_positional=True))
+        for t in lead.tokens:
+            if t.kind == "positional":
+                i = t.index
+                break
+            if t.kind == "separator":
+                return parser, list(args), "'--' before the subcommand is not supported"
+        else:
+            i = len(args)
+        if lead.errors and any(e.index < i for e in lead.errors):
+            return parser, list(args), lead.errors[0].describe() + " before the subcommand"
+    rest = args[i:]
+    for key in sorted(parser.subcommands, key=lambda k: -len(k.split())):
+        words = key.split()
+        if rest[: len(words)] == words:
+            return parser.subcommands[key], rest[len(words):], None
+    shown = " ".join(rest[:2]) or "(none)"
+    return parser, list(args), f"subcommand '{shown}' has no parser"
+
+
+def data_lines(text: str, parser: Parser | None) -> list[str]:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if parser is None:
+        return lines
+    lines = lines[parser.header_lines:]
+    if parser.noise:
+        rx = re.compile(parser.noise)
+        lines = [ln for ln in lines if not rx.search(ln)]
+    return lines
+
+
+def _is_default(value: Any) -> bool:
+    if value is None or value is False or value == "" or value == 0:
+        return not isinstance(value, bool) or value is False
+    if isinstance(value, (list, dict)):
+        if isinstance(value, dict):
+            return all(_is_default(v) for k, v in value.items() if k not in _IGNORED and not k.startswith("_"))
+        return len(value) == 0
+    return False
+
+
+_IGNORED = frozenset({"raw", "resource", "unit", "os", "source"})
+
+
+def silent_empty(value: Any) -> bool:
+    """True when a result carries no information (every value a default)."""
+    if isinstance(value, dict):
+        vals = [v for k, v in value.items() if k not in _IGNORED and not k.startswith("_")]
+        if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            return False  # a record of only numbers counts as recognised (id -u → {uid: 0})
+    return _is_default(value)
+
+
+def native_json(text: str) -> Any | None:
+    """Whole stdout as JSON, or JSON Lines as ``{"rows": [...]}``; else None."""
+    s = text.strip()
+    if not s or s[0] not in "[{":
+        return None
+    try:
+        return json.loads(s)
+    except ValueError:
+        pass
+    rows = []
+    for line in s.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line[0] != "{":
+            return None
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            return None
+    return {"rows": rows} if rows else None
+
+
+def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool = False,
+          now_year: int | None = None) -> ParseOutcome:
+    root = get_parser(cmd)
+    if root is None:
+        js = native_json(text)
+        if js is not None:
+            return ParseOutcome(parsed=js, native_json=True)
+        return ParseOutcome(not_found=True)
+    parser, sub_args, problem = resolve(root, args)
+    tokens = None
+    if problem is None:
+        if os not in parser.os:
+            problem = f"{parser.id} output is not parsed for os '{os}'"
+        else:
+            tokens, problem = parser.contract.check(sub_args)
+    if problem is None and parser.parse is None:
+        problem = "no parser for this form"
+    if problem is not None:
+        js = native_json(text)
+        if js is not None:
+            return ParseOutcome(parsed=js, parser=parser, native_json=True)
+        return ParseOutcome(parser=parser, parse_error=ParseError(
+            reason="unsupported_format", message=f"{cmd}: {problem}",
+            hint=_hint(root, parser, args, sub_args)))
+    assert tokens is not None and parser.parse is not None
+    pin = ParseInput(cmd=cmd, args=list(args), sub_args=sub_args, tokens=tokens, os=os, now_year=now_year)
+    try:
+        value = parser.parse(text, pin)
+    except ParseFailure as exc:
+        hint = Hint(args=_full_args(args, sub_args, exc.hint_args), reason=exc.hint_reason) if exc.hint_args else None
+        return ParseOutcome(parser=parser, parse_error=ParseError(reason=exc.reason, message=exc.message, hint=hint))  # type: ignore[arg-type]
+    except Exception as exc:  # a parser bug must never take the server down
+        return ParseOutcome(parser=parser, parse_error=ParseError(
+            reason="parser_exception", message=f"{parser.id}: {type(exc).__name__}: {exc}"[:500]))
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if data_lines(text, parser) and silent_empty(value):
+        return ParseOutcome(parser=parser, parse_error=ParseError(
+            reason="unrecognized_output", message=f"{parser.id}: the output has data lines but none was recognised"))
+    if strict_schemas and parser.schema is not None:
+        try:
+            parser.schema.model_validate(value)
+        except ValidationError as exc:
+            return ParseOutcome(parser=parser, parse_error=ParseError(
+                reason="schema_violation", message=f"{parser.id}: {exc.error_count()} schema error(s): {str(exc)[:300]}"))
+    return ParseOutcome(parsed=value, parser=parser)
+
+
+def _full_args(args: list[str], sub_args: list[str], replacement: list[str] | None) -> list[str]:
+    """Re-attach leading flags and subcommand words in front of replacement sub-args.
+
+    ``resolve`` always returns ``sub_args`` as a suffix of ``args``."""
+    if replacement is None:
+        return list(args)
+    return list(args[: len(args) - len(sub_args)]) + list(replacement)
+
+
+def _hint(root: Parser, parser: Parser, args: list[str], sub_args: list[str]) -> Hint | None:
+    fn = parser.contract.hint
+    if fn is None:
+        return None
+    try:
+        repl = fn(list(sub_args))
+    except Exception:
+        return None
+    if repl is None:
+        return None
+    full = _full_args(args, sub_args, repl)
+    if full == list(args):
+        return None
+    # a hint must itself be in range (unless it targets native JSON output)
+    p2, s2, problem = resolve(root, full)
+    if problem is None:
+        _, problem = p2.contract.check(s2)
+    if problem is not None and not (p2.json_output and p2.json_output(s2)):
+        return None
+    return Hint(args=full)
+
+
+def contract_summary(contract: Contract) -> dict[str, Any]:
+    """Compact description for ``describe(cmd)``."""
+    if contract.any_args:
+        return {"any_args": True}
+    out: dict[str, Any] = {}
+    if contract.flags:
+        out["flags"] = " ".join(contract.flags)
+    if contract.values:
+        out["values"] = dict(contract.values)
+    if contract.required:
+        out["requires"] = " | ".join(" ".join(g) for g in contract.required)
+    if contract.exclusive:
+        out["exclusive"] = " | ".join(" ".join(g) for g in contract.exclusive)
+    pos: dict[str, Any] = {"min": contract.min_positionals, "max": contract.max_positionals}
+    if contract.positional_pattern:
+        pos["pattern"] = contract.positional_pattern
+    out["positionals"] = pos
+    return out
