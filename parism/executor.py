@@ -1,0 +1,385 @@
+"""Run one argv and capture its output under hard limits (contract §8.9, mcp-notes §1.10).
+
+Why this shape:
+- no shell, ``stdin=/dev/null``, own session (process group), ``close_fds`` — the child can
+  neither read the MCP wire nor be mistaken for part of our own group;
+- stdout and stderr are drained by one selector loop, each under a hard byte cap: at a cap we
+  stop reading, kill the tree and report ``output_limit``; we never hold more than cap + one
+  chunk, whatever the command prints;
+- a timeout, a cap, a cancellation *and* the normal end of the leader all kill the whole tree:
+  ``killpg`` SIGTERM → short grace → SIGKILL, then a psutil sweep of every descendant seen while
+  running (descendants that called ``setsid()`` left the group but not our records). Nothing a
+  call started outlives the call.
+
+The launcher is pluggable: ``DirectLauncher`` spawns on the host; the sandbox supplies a
+bubblewrap launcher with the same ``start(spec) -> Started`` protocol.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import BinaryIO, Protocol
+
+import psutil
+
+CHUNK = 64 * 1024
+KILL_GRACE_S = 0.3  # SIGTERM → SIGKILL
+DRAIN_AFTER_KILL_S = 1.0  # bytes already in the pipes are still read, but not for ever
+SCAN_INTERVAL_S = 0.1  # how often descendants are recorded
+
+
+@dataclass(frozen=True)
+class ExecSpec:
+    """What to run. ``argv[0]`` is an absolute host path (see ``resolve_binary``)."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    timeout_s: float
+    max_stdout: int  # bytes; 0 = unlimited is not offered: every capture is bounded
+    max_stderr: int
+
+
+@dataclass(frozen=True)
+class SpawnError:
+    """Why no process ran. ``code`` is the errno name (ENOENT, EACCES, ...)."""
+
+    code: str
+    message: str
+    target: str = "binary"  # "binary" | "cwd" — ENOENT on either looks the same to the kernel
+
+
+@dataclass
+class Capture:
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int | None = None
+    signal: str | None = None
+    timed_out: bool = False
+    output_limit: bool = False
+    cancelled: bool = False
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    spawn_error: SpawnError | None = None
+    duration_ms: int = 0
+
+
+class Started(Protocol):
+    """A running child as the executor sees it (implemented by every launcher)."""
+
+    pid: int
+    stdout: BinaryIO
+    stderr: BinaryIO
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Return code (negative = killed by that signal), or None if still running."""
+
+    def kill_tree(self) -> None:
+        """Kill the child and everything in its process group; must not raise."""
+
+
+class Launcher(Protocol):
+    def start(self, spec: ExecSpec) -> Started:
+        """Spawn; raise ``OSError`` when the spawn itself fails."""
+
+
+class CancelToken:
+    """Set from another thread (the async caller); the drain loop polls it."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+def kill_process_group(pgid: int, leader: subprocess.Popen[bytes] | None, grace_s: float = KILL_GRACE_S) -> None:
+    """SIGTERM the group, give it ``grace_s`` to exit, then SIGKILL whatever is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if leader is not None and leader.poll() is None:
+            time.sleep(0.01)
+            continue
+        if not _group_alive(pgid):
+            return
+        time.sleep(0.01)
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _group_alive(pgid: int) -> bool:
+    """A group whose members are all zombies still answers; the grace loop then just SIGKILLs."""
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+class _DirectStarted:
+    """A ``Popen`` in its own session; its pid is the process group id."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        self._proc = proc
+        self.pid = proc.pid
+        self.stdout: BinaryIO = proc.stdout
+        self.stderr: BinaryIO = proc.stderr
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        try:
+            return self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill_tree(self) -> None:
+        kill_process_group(self.pid, self._proc)
+
+
+class DirectLauncher:
+    """Spawn on the host, without a sandbox."""
+
+    def start(self, spec: ExecSpec) -> Started:
+        proc = subprocess.Popen(
+            spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True, close_fds=True,
+        )
+        return _DirectStarted(proc)
+
+
+def resolve_binary(cmd: str, path: str) -> str | SpawnError:
+    """Find ``cmd`` on ``path`` (the child's PATH) as the host sees it.
+
+    Unlike ``shutil.which`` this distinguishes "absent" (ENOENT) from "present but not
+    executable" (EACCES), which the availability block reports differently."""
+    if "/" in cmd:
+        candidates = [cmd]
+    else:
+        candidates = [os.path.join(d or ".", cmd) for d in path.split(os.pathsep)]
+    not_exec: str | None = None
+    for cand in candidates:
+        if os.path.isfile(cand):
+            if os.access(cand, os.X_OK):
+                return os.path.abspath(cand)
+            not_exec = not_exec or cand
+    if not_exec is not None:
+        return SpawnError("EACCES", f"spawn {cmd} EACCES: {not_exec} is not executable")
+    return SpawnError("ENOENT", f"spawn {cmd} ENOENT")
+
+
+class _Tracker:
+    """Records the descendants of the leader while it runs (create time guards pid reuse)."""
+
+    def __init__(self, pid: int) -> None:
+        self._root = pid
+        self._seen: dict[int, psutil.Process] = {}
+        self._next = 0.0
+
+    def scan(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now < self._next:
+            return
+        self._next = now + SCAN_INTERVAL_S
+        try:
+            root = psutil.Process(self._root)
+            kids = root.children(recursive=True)
+        except psutil.Error:
+            return
+        for kid in kids:
+            self._seen.setdefault(kid.pid, kid)
+
+    def sweep(self) -> None:
+        """SIGKILL every recorded descendant still alive (``is_running`` checks create time)."""
+        for proc in self._seen.values():
+            try:
+                if proc.is_running():
+                    proc.kill()
+            except psutil.Error:
+                continue
+
+    @property
+    def pids(self) -> list[int]:
+        return list(self._seen)
+
+
+@dataclass
+class _Stream:
+    fd: int
+    cap: int
+    chunks: list[bytes] = field(default_factory=list)
+    size: int = 0
+    truncated: bool = False
+    open: bool = True
+
+    def take(self, data: bytes) -> bool:
+        """Keep data up to the cap; return True when the cap was hit."""
+        room = self.cap - self.size
+        if len(data) > room:
+            data = data[:room]
+            self.truncated = True
+        self.chunks.append(data)
+        self.size += len(data)
+        return self.truncated
+
+    def value(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToken | None = None,
+            tracked: list[int] | None = None) -> Capture:
+    """Run ``spec`` to completion, timeout, cap or cancellation. Never raises for child faults.
+
+    ``tracked`` (optional) receives the pids of every descendant recorded, for tests and audit."""
+    started_at = time.monotonic()
+    cap = Capture()
+    if not os.path.isdir(spec.cwd):
+        cap.spawn_error = SpawnError("ENOENT", f"working directory '{spec.cwd}' does not exist", "cwd")
+        return cap
+    try:
+        child = (launcher or DirectLauncher()).start(spec)
+    except OSError as exc:
+        name = errno.errorcode.get(exc.errno or 0, "EIO")
+        target = "cwd" if exc.filename == spec.cwd else "binary"
+        cap.spawn_error = SpawnError(name, f"spawn {os.path.basename(spec.argv[0])} {name}: {exc.strerror}", target)
+        return cap
+    tracker = _Tracker(child.pid)
+    try:
+        _drain(child, spec, cap, tracker, cancel, started_at)
+    finally:
+        child.kill_tree()
+        tracker.sweep()
+        for pipe in (child.stdout, child.stderr):
+            pipe.close()
+        if tracked is not None:
+            tracked.extend(tracker.pids)
+    code = child.wait(DRAIN_AFTER_KILL_S)
+    if code is not None and code < 0:
+        cap.signal = signal.Signals(-code).name if -code in signal.valid_signals() else f"SIG{-code}"
+    else:
+        cap.exit_code = code
+    cap.duration_ms = int((time.monotonic() - started_at) * 1000)
+    return cap
+
+
+def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: _Tracker,
+           cancel: CancelToken | None, started_at: float) -> None:
+    """The selector loop: read both pipes until EOF, stopping early on cap/timeout/cancel."""
+    streams = {
+        child.stdout.fileno(): _Stream(child.stdout.fileno(), spec.max_stdout),
+        child.stderr.fileno(): _Stream(child.stderr.fileno(), spec.max_stderr),
+    }
+    deadline = started_at + spec.timeout_s
+    stop_reading_at: float | None = None  # set once the tree has been killed
+    with _selector(streams) as sel:
+        while any(s.open for s in streams.values()):
+            now = time.monotonic()
+            if stop_reading_at is None:
+                tracker.scan()
+                reason = _stop_reason(cap, cancel, now >= deadline, child)
+                if reason:
+                    tracker.scan(force=True)
+                    child.kill_tree()
+                    tracker.sweep()
+                    stop_reading_at = time.monotonic() + DRAIN_AFTER_KILL_S
+            elif now >= stop_reading_at:
+                break
+            for key, _ in sel.select(timeout=0.05):
+                st = streams[key.fd]
+                if cap.output_limit:  # after a cap, discard: memory stays bounded
+                    data = os.read(key.fd, CHUNK)
+                    if not data:
+                        st.open = False
+                        sel.unregister(key.fd)
+                    continue
+                data = os.read(key.fd, CHUNK)
+                if not data:
+                    st.open = False
+                    sel.unregister(key.fd)
+                elif st.take(data):
+                    cap.output_limit = True
+    out, err = streams[child.stdout.fileno()], streams[child.stderr.fileno()]
+    cap.stdout, cap.stderr = out.value(), err.value()
+    cap.stdout_truncated, cap.stderr_truncated = out.truncated, err.truncated
+    if stop_reading_at is None:  # pipes closed by themselves: wait for the leader, bounded
+        _wait_leader(child, tracker, cap, cancel, deadline)
+
+
+def _stop_reason(cap: Capture, cancel: CancelToken | None, expired: bool, child: Started) -> str | None:
+    """Why the loop must kill the tree now (None = keep going). Records the reason on ``cap``."""
+    if cap.output_limit:
+        return "output_limit"
+    if cancel is not None and cancel.cancelled:
+        cap.cancelled = True
+        return "cancelled"
+    if expired:
+        cap.timed_out = True
+        return "timeout"
+    if child.wait(0) is not None:
+        return "leader_exited"  # descendants still holding the pipes die with the call
+    return None
+
+
+def _wait_leader(child: Started, tracker: _Tracker, cap: Capture, cancel: CancelToken | None,
+                 deadline: float) -> None:
+    """Both pipes hit EOF; the leader may still run (it closed its outputs)."""
+    while child.wait(0.05) is None:
+        tracker.scan()
+        if cancel is not None and cancel.cancelled:
+            cap.cancelled = True
+            return
+        if time.monotonic() >= deadline:
+            cap.timed_out = True
+            return
+
+
+@contextmanager
+def _selector(streams: dict[int, _Stream]) -> Iterator[selectors.BaseSelector]:
+    sel = selectors.DefaultSelector()
+    for fd in streams:
+        sel.register(fd, selectors.EVENT_READ)
+    try:
+        yield sel
+    finally:
+        sel.close()
+
+
+class Slots:
+    """``max_concurrency``: executions queue for a slot; a cancelled waiter leaves the queue."""
+
+    def __init__(self, n: int) -> None:
+        self._sem = threading.BoundedSemaphore(max(1, n))
+
+    @contextmanager
+    def hold(self, cancel: CancelToken | None = None) -> Iterator[bool]:
+        """Yield True once a slot is held, False if cancelled while queued."""
+        while not self._sem.acquire(timeout=0.05):
+            if cancel is not None and cancel.cancelled:
+                yield False
+                return
+        try:
+            yield True
+        finally:
+            self._sem.release()
