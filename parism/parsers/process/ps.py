@@ -1,0 +1,237 @@
+"""``ps`` — one row per process, columns located from the header (or from ``-o``).
+
+Schema::
+
+    {processes: [{user?, uid?, pid: int, ppid?: int, cpu?: float, mem?: float, vsz?: int,
+                  rss?: int, tty?, stat?, start?, time?, elapsed?, nice?: int|null, pri?: int,
+                  c?: int, command?, ...}],
+     unparsed?: [str]}
+
+Why header-driven: ``ps aux`` (Linux/macOS), ``ps -ef``, ``-l``, ``-j``, busybox ``ps`` and
+``-o`` lists all print a header whose words name the columns.  Every column but the last is one
+whitespace token (``lstart`` is five), and the last column (normally the command) is the rest of
+the line with its spacing kept.  Values are kept as printed (``?``/``??`` ttys, ``12:10PM``,
+``systemd+`` truncated users); only numeric columns are converted.  ``-ef`` prints user names on
+Linux and numeric ids on macOS under ``UID``, so ``uid`` stays a string.  Lines that do not fit
+the header are listed in ``unparsed`` instead of being dropped silently.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
+from parism.parsers.table import to_float, to_int
+from parism.policy.tokenize import Tokens
+
+# header word (upper-case) or -o keyword → (field, kind); kind: str | int | float | nice
+_COLUMNS: dict[str, tuple[str, str]] = {
+    "USER": ("user", "str"), "EUSER": ("user", "str"), "RUSER": ("ruser", "str"),
+    "UID": ("uid", "str"), "RUID": ("ruid", "str"), "GROUP": ("group", "str"),
+    "PID": ("pid", "int"), "PPID": ("ppid", "int"), "PGID": ("pgid", "int"),
+    "SID": ("sid", "int"), "SESS": ("sid", "int"), "TPGID": ("tpgid", "int"),
+    "JOBC": ("jobc", "int"), "LWP": ("lwp", "int"), "SPID": ("lwp", "int"), "TID": ("lwp", "int"),
+    "NLWP": ("nlwp", "int"), "THCNT": ("nlwp", "int"), "C": ("c", "int"), "CP": ("c", "int"),
+    "%CPU": ("cpu", "float"), "PCPU": ("cpu", "float"), "%MEM": ("mem", "float"),
+    "PMEM": ("mem", "float"), "CPU": ("cpu_usage", "int"), "PSR": ("psr", "int"),
+    "PRI": ("pri", "int"), "NI": ("nice", "nice"), "NICE": ("nice", "nice"),
+    "VSZ": ("vsz", "int"), "VSIZE": ("vsz", "int"), "RSS": ("rss", "int"), "RSZ": ("rss", "int"),
+    "SZ": ("sz", "int"), "TTY": ("tty", "str"), "TT": ("tty", "str"), "TNAME": ("tty", "str"),
+    "STAT": ("stat", "str"), "S": ("stat", "str"), "STATE": ("stat", "str"),
+    "START": ("start", "str"), "STIME": ("start", "str"), "STARTED": ("start", "str"),
+    "START_TIME": ("start", "str"), "BSDSTART": ("start", "str"), "LSTART": ("start", "lstart"),
+    "TIME": ("time", "str"), "CPUTIME": ("time", "str"), "BSDTIME": ("time", "str"),
+    "ELAPSED": ("elapsed", "str"), "ETIME": ("elapsed", "str"), "ETIMES": ("elapsed_s", "int"),
+    "F": ("flags", "str"), "FLAGS": ("flags", "str"), "ADDR": ("addr", "str"),
+    "WCHAN": ("wchan", "str"), "MWCHAN": ("wchan", "str"), "LABEL": ("label", "str"),
+    "CMD": ("command", "str"), "COMMAND": ("command", "str"), "ARGS": ("command", "str"),
+    "COMM": ("command", "str"), "UCOMM": ("command", "str"), "UCMD": ("command", "str"),
+}
+# layouts printed when the header is switched off (procps column order)
+_NO_HEADER_LAYOUTS = {
+    "u": ["USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"],
+    "f": ["UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD"],
+    "": ["PID", "TTY", "TIME", "CMD"],
+}
+_LSTART_TOKENS = 5
+_BSD_WORD = re.compile(r"[aAxXuwfehjlvrcSTmLHn]+")
+
+
+class Process(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    pid: int | None = None
+    ppid: int | None = None
+    user: str | None = None
+    uid: str | None = None
+    cpu: float | None = None
+    mem: float | None = None
+    vsz: int | None = None
+    rss: int | None = None
+    tty: str | None = None
+    stat: str | None = None
+    start: str | None = None
+    time: str | None = None
+    command: str | None = None
+
+
+class PsResult(BaseModel):
+    processes: list[Process]
+    unparsed: list[str] | None = None
+
+
+def _format_keywords(tokens: Tokens) -> list[tuple[str, str]] | None:
+    """(-o keyword, header text) pairs in order, from every -o/-O/--format value; None if absent."""
+    specs = tokens.values("-o", "--format", "-O")
+    if not specs:
+        return None
+    out: list[tuple[str, str]] = []
+    for spec in specs:
+        for item in re.split(r"[,\s]+", spec.strip()):
+            if not item:
+                continue
+            kw, eq, header = item.partition("=")
+            out.append((kw, header if eq else kw.upper()))
+    return out
+
+
+def _column_key(word: str) -> str | None:
+    key = word.upper()
+    return key if key in _COLUMNS else None
+
+
+def _supports(tokens: Tokens) -> str | None:
+    fmt = _format_keywords(tokens)
+    if fmt is not None:
+        unknown = [kw for kw, _ in fmt if _column_key(kw) is None]
+        if unknown:
+            return f"-o column '{unknown[0]}' is not read by this parser"
+    return None
+
+
+def _hint(args: list[str]) -> list[str]:
+    return ["-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args"]
+
+
+def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
+    """Column keys and how many leading lines are header."""
+    tokens = pin.tokens
+    no_header = tokens.has("--no-headers", "--no-heading") or any(
+        "h" in p.text for p in tokens.positionals if _BSD_WORD.fullmatch(p.text))
+    fmt = _format_keywords(tokens)
+    if fmt is not None:
+        keys = [_column_key(kw) or kw for kw, _ in fmt]
+        has_header = not no_header and any(h for _, h in fmt)
+        return keys, 1 if has_header else 0
+    if no_header:
+        bsd = "".join(p.text for p in tokens.positionals)
+        if "u" in bsd:
+            return _NO_HEADER_LAYOUTS["u"], 0
+        if tokens.has("-f"):
+            return _NO_HEADER_LAYOUTS["f"], 0
+        if not bsd and not any(t.name in ("-l", "-F", "-j", "-y", "-L", "-T", "-m") for t in tokens.flags):
+            return _NO_HEADER_LAYOUTS[""], 0
+        raise Unsupported("ps: without a header the columns of this form are unknown",
+                          hint_args=[a for a in pin.sub_args if a not in ("--no-headers", "--no-heading")])
+    header = text_lines[0]
+    keys = []
+    for word in header.split():
+        key = _column_key(word)
+        if key is None:
+            raise Unrecognized(f"ps: header column '{word}' is not known")
+        keys.append(key)
+    return keys, 1
+
+
+def _convert(kind: str, text: str) -> tuple[bool, object]:
+    if kind == "int":
+        v = to_int(text)
+        return v is not None, v
+    if kind == "float":
+        f = to_float(text)
+        return f is not None and f == f and abs(f) != float("inf"), f
+    if kind == "nice":
+        return True, to_int(text)  # "-" for real-time processes → null
+    return True, text
+
+
+def _read_row(line: str, keys: list[str]) -> dict[str, object] | None:
+    row: dict[str, object] = {}
+    pos = 0
+    n = len(line)
+    for i, key in enumerate(keys):
+        field, kind = _COLUMNS[key]
+        while pos < n and line[pos] in " \t":
+            pos += 1
+        if pos >= n:
+            return None
+        if i == len(keys) - 1:
+            text = line[pos:].rstrip()
+            if kind != "str" and kind != "lstart":
+                text = text.strip()
+        else:
+            width = _LSTART_TOKENS if kind == "lstart" else 1
+            start = pos
+            for w in range(width):
+                while pos < n and line[pos] not in " \t":
+                    pos += 1
+                if w < width - 1:
+                    while pos < n and line[pos] in " \t":
+                        pos += 1
+            text = line[start:pos]
+        ok, value = _convert("str" if kind == "lstart" else kind, text)
+        if not ok:
+            return None
+        row[field] = value
+    return row
+
+
+def parse(text: str, pin: ParseInput) -> dict:
+    lines = [ln.rstrip("\r\n") for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return {"processes": []}
+    keys, skip = _layout(lines, pin)
+    rows: list[dict[str, object]] = []
+    unparsed: list[str] = []
+    for line in lines[skip:]:
+        row = _read_row(line.rstrip("\r"), keys)
+        if row is None:
+            unparsed.append(line)
+        else:
+            rows.append(row)
+    if not rows and unparsed:
+        raise Unrecognized(f"ps: no line matched the {len(keys)} columns of the header")
+    out: dict[str, object] = {"processes": rows}
+    if unparsed:
+        out["unparsed"] = unparsed
+    return out
+
+
+PARSER = Parser(
+    id="ps",
+    contract=Contract(
+        flags={
+            "-e": "bool", "-A": "bool", "-a": "bool", "-d": "bool", "-N": "bool", "-f": "bool",
+            "-F": "bool", "-l": "bool", "-y": "bool", "-j": "bool", "-w": "bool", "-L": "bool",
+            "-T": "bool", "-m": "bool", "-H": "bool", "-x": "bool", "-M": "bool", "-c": "bool",
+            "-o": "data", "-O": "data", "--format": "data", "-p": "value", "--pid": "value",
+            "-q": "value", "--ppid": "value", "-u": "value", "-U": "value", "--user": "value",
+            "-g": "value", "-G": "value", "--group": "value", "-C": "value", "-t": "value",
+            "--tty": "value", "--sort": "value", "--width": "value", "--cols": "value",
+            "--columns": "value", "--no-headers": "bool", "--no-heading": "bool",
+            "--headers": "bool", "--cumulative": "bool", "--forest": "bool",
+        },
+        max_positionals=1,
+        positional_pattern=_BSD_WORD.pattern,
+        supports=_supports,
+        hint=_hint,
+    ),
+    parse=parse,
+    schema=PsResult,
+    rows_key="processes",
+    row_fields=tuple(sorted({f for f, _ in _COLUMNS.values()})),
+    header_lines=1,
+    os=UNIX_OS,
+    examples=(("aux",), ("-ef",), ("-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args")),
+)
