@@ -1,0 +1,177 @@
+"""Helpers shared by the filesystem parsers (ls, stat, find, du, df, tree).
+
+- ``split_lines``: split on ``\\n`` only. ``str.splitlines`` also breaks at ``\\x0b``, ``\\x1c``,
+  ``\\u2028`` … which are legal inside file names; a trailing ``\\r`` (CRLF capture) is dropped.
+- ``mode_info``: the 10-character mode string (``drwxr-sr-t``) → type, rwx triplets, octal mode.
+- ``unescape_c``: names printed by ``ls -b`` / ``--quoting-style=escape|c`` decoded exactly.
+- ``drop_args``: build a hint by removing display-only flags from an argv (short bundles too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+TYPE_CHARS: dict[str, str] = {"-": "file", "d": "directory", "l": "symlink"}
+FILE_KINDS: dict[str, str] = {
+    "-": "regular", "d": "directory", "l": "symlink", "c": "char_device", "b": "block_device",
+    "p": "fifo", "s": "socket", "D": "door", "w": "whiteout", "n": "network",
+}
+MODE_RE = r"[-bcdlpsDwn?][-rwxsStTlL]{9}"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` split on ``\\n`` only; trailing ``\\r`` removed; no final empty line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _triplet_bits(trip: str, special: str) -> tuple[int, bool]:
+    """rwx bits of one triplet and whether its special bit (s/t) is set."""
+    bits = (4 if trip[0] == "r" else 0) | (2 if trip[1] == "w" else 0)
+    x = trip[2]
+    if x in "xst":
+        bits |= 1
+    return bits, x in special
+
+
+def mode_info(mode: str) -> dict[str, object]:
+    """``-rwsr-xr-t`` → {type, file_kind, permissions{owner,group,other}, mode_octal, setuid…}.
+
+    Special bits: ``s``/``S`` in the owner or group execute slot (setuid/setgid; lower case =
+    execute bit also set), ``t``/``T`` in the other slot (sticky)."""
+    kind_char = mode[0]
+    owner, group, other = mode[1:4], mode[4:7], mode[7:10]
+    ob, suid = _triplet_bits(owner, "sS")
+    gb, sgid = _triplet_bits(group, "sSlL")
+    tb, sticky = _triplet_bits(other, "tT")
+    special = (4 if suid else 0) | (2 if sgid else 0) | (1 if sticky else 0)
+    info: dict[str, object] = {
+        "type": TYPE_CHARS.get(kind_char, "other"),
+        "file_kind": FILE_KINDS.get(kind_char, "unknown"),
+        "permissions": {"owner": owner, "group": group, "other": other},
+        "mode_octal": f"{special}{ob}{gb}{tb}",
+    }
+    if suid:
+        info["setuid"] = True
+    if sgid:
+        info["setgid"] = True
+    if sticky:
+        info["sticky"] = True
+    return info
+
+
+_ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\\": "\\",
+        " ": " ", '"': '"', "'": "'", "?": "?", "e": "\x1b"}
+
+
+def unescape_c(text: str) -> str:
+    """Decode GNU ``ls`` escape/C quoting: ``\\n``, ``\\ ``, ``\\303\\251`` (octal bytes, UTF-8)."""
+    if "\\" not in text:
+        return text
+    out = bytearray()
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch != "\\" or i + 1 >= n:
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in "01234567":
+            j = i + 1
+            while j < n and j < i + 4 and text[j] in "01234567":
+                j += 1
+            out.append(int(text[i + 1:j], 8) & 0xFF)
+            i = j
+        elif nxt in _ESC:
+            out += _ESC[nxt].encode()
+            i += 2
+        else:
+            out += nxt.encode("utf-8", "surrogateescape")
+            i += 2
+    return out.decode("utf-8", "replace")
+
+
+def split_unescaped(text: str, sep: str) -> tuple[str, str] | None:
+    """Split at the first ``sep`` that is not inside a backslash escape (``ls -b`` link rows)."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text.startswith(sep, i):
+            return text[:i], text[i + len(sep):]
+        i += 1
+    return None
+
+
+def unquote_c(text: str) -> str:
+    """``"a b\\n"`` (``ls -Q`` / ``--quoting-style=c``) → the decoded name; else unchanged."""
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        return unescape_c(text[1:-1])
+    return unescape_c(text)
+
+
+def split_quoted_link(text: str) -> tuple[str, str | None]:
+    """``"a -> b" -> "c"`` → (``"a -> b"``, ``"c"``) for C-quoted link rows."""
+    i, n = 1, len(text)
+    while i < n:
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            rest = text[i + 1:]
+            if rest.startswith(" -> "):
+                return text[: i + 1], rest[4:]
+            return text, None
+        i += 1
+    return text, None
+
+
+def drop_args(args: Iterable[str], short: str = "", long: Iterable[str] = (), add: Iterable[str] = ()) -> list[str]:
+    """Remove display-only flags: letters in ``short`` from bundles, exact ``long`` names (with
+    or without ``=value``); append ``add`` flags that are missing. Used by contract hints."""
+    longs = set(long)
+    out: list[str] = []
+    ended = False
+    for a in args:
+        if ended or a == "-" or not a.startswith("-"):
+            ended = ended or a == "--"
+            out.append(a)
+            continue
+        if a == "--":
+            ended = True
+            out.append(a)
+            continue
+        if a.startswith("--"):
+            if a.partition("=")[0] not in longs:
+                out.append(a)
+            continue
+        kept = "".join(c for c in a[1:] if c not in short)
+        if kept:
+            out.append("-" + kept)
+    for flag in add:
+        if flag not in out:
+            out.insert(0, flag)
+    return out
+
+
+def has_letter(args: Iterable[str], letters: str) -> bool:
+    """True when any short bundle (before ``--``) contains one of ``letters``."""
+    for a in args:
+        if a == "--":
+            return False
+        if a.startswith("-") and not a.startswith("--") and any(c in letters for c in a[1:]):
+            return True
+    return False
+
+
+_NUM = re.compile(r"\d+")
+
+
+def block_count(text: str) -> int | None:
+    """An integer block count (``976490576``), else None."""
+    return int(text) if _NUM.fullmatch(text) else None

@@ -1,0 +1,304 @@
+"""``ls`` — long listings (``-l``, ``-la``, ``-lah``, ``-lR``, ``--full-time`` …) and name lists
+(plain ``ls`` into a pipe, ``-1``, ``-R``), GNU, busybox, macOS and FreeBSD.
+
+Schema::
+
+    {entries: [{name, type?: file|directory|symlink|other, file_kind?, target?, directory?,
+                mode?: "drwxr-xr-x", attr?: "."|"@"|"+", permissions?: {owner, group, other},
+                mode_octal?: "0755", setuid?, setgid?, sticky?, links?, owner?, group?,
+                size_bytes?, size?: "4.0K", size_bytes_approx?, major?, minor?, inode?, blocks?,
+                modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO,
+                indicator?: "/"|"*"|"@"|"|"|"="}],
+     totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str]}
+
+Names with newlines: in long listings a line that is not a row continues the previous name
+(the row layout makes that unambiguous unless the continuation itself looks like a row; a
+warning says so).  In name lists nothing separates names, so when a blank line shows that a name
+contains a newline no entry is invented: the printed lines go to ``unresolved`` and
+``hint_args`` names ``-b``, under which names are escaped and decoded exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.fs._lsrow import RowStyle, decode_name, parse_row, strip_indicator
+from parism.policy.tokenize import Tokens
+
+_BOOL = (
+    "-l -n -g -o -G -a -A -t -r -R -S -1 -d -U -X -v -c -u -k -N -B -F -p -h -H -L -i -s -b -Q -f -q "
+    "--all --almost-all --recursive --reverse --directory --inode --size --numeric-uid-gid --escape "
+    "--quote-name --literal --dereference --dereference-command-line --group-directories-first "
+    "--no-group --classify --file-type --human-readable --si --full-time --ignore-backups "
+    "--hide-control-chars --show-control-chars -C -x -m -Z --context --author"
+).split()
+_VALUE = "--sort --time --format --time-style --indicator-style --quoting-style -I --ignore --hide -w --width".split()
+FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
+                         "--colour": "attached", "--hyperlink": "attached"}
+VALUES: dict[str, str] = {
+    "--format": "long|verbose|single-column",
+    "--time-style": "(?:posix-)?(?:long-iso|full-iso|iso|locale)",
+    "--quoting-style": "literal|escape|c",
+    "--color": "|never|no|none|auto|tty|if-tty",
+    "--colour": "|never|no|none|auto|tty|if-tty",
+    "--hyperlink": "|never|no|none|auto|tty|if-tty",
+    "--indicator-style": "none|slash|file-type|classify",
+    "--sort": "none|size|time|version|extension|width",
+    "--time": "atime|access|use|ctime|status|mtime|modification|birth|creation",
+}
+_DISPLAY_SHORT = "Cxm" + "Z"
+_DISPLAY_LONG = ("--context", "--author", "--format", "--time-style", "--quoting-style", "--color", "--colour",
+                 "--hyperlink")
+
+
+def _supports(tokens: Tokens) -> str | None:
+    for name in ("-C", "-x", "-m"):
+        if tokens.has(name):
+            return f"'{name}' prints names in columns; without it ls prints one name per line"
+    if tokens.has("-Z", "--context", "--author"):
+        return "the security-context/author column is not read; drop it"
+    return None
+
+
+def _hint(args: list[str]) -> list[str]:
+    return drop_args(args, _DISPLAY_SHORT, _DISPLAY_LONG)
+
+
+CONTRACT = Contract(flags=FLAGS, values=VALUES, supports=_supports, hint=_hint)
+
+
+class Perms(BaseModel):
+    owner: str
+    group: str
+    other: str
+
+
+class LsEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    type: str | None = None
+    file_kind: str | None = None
+    target: str | None = None
+    directory: str | None = None
+    mode: str | None = None
+    attr: str | None = None
+    permissions: Perms | None = None
+    mode_octal: str | None = None
+    setuid: bool | None = None
+    setgid: bool | None = None
+    sticky: bool | None = None
+    ambiguous_link: bool | None = None
+    links: int | None = None
+    owner: str | None = None
+    group: str | None = None
+    size_bytes: int | None = None
+    size: str | None = None
+    size_bytes_approx: int | None = None
+    major: int | None = None
+    minor: int | None = None
+    device_id: str | None = None
+    inode: int | None = None
+    blocks: str | None = None
+    modified_raw: str | None = None
+    modified_at: str | None = None
+    indicator: str | None = None
+
+
+class LsTotal(BaseModel):
+    directory: str | None = None
+    total: str
+
+
+class LsResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entries: list[LsEntry]
+    totals: list[LsTotal] | None = None
+    warnings: list[str] | None = None
+    unresolved: list[str] | None = None
+    hint_args: list[str] | None = None
+
+
+def _style(tokens: Tokens) -> RowStyle:
+    quoting = tokens.values("--quoting-style")
+    q = quoting[-1] if quoting else None
+    return RowStyle(
+        escaped=tokens.has("-b", "--escape") or q == "escape",
+        c_quoted=tokens.has("-Q", "--quote-name") or q == "c",
+        human=tokens.has("-h", "--human-readable", "--si"),
+        si=tokens.has("--si"),
+        has_inode=tokens.has("-i", "--inode"),
+        has_blocks=tokens.has("-s", "--size"),
+        classify=tokens.has("-F", "-p", "--classify", "--file-type")
+        or any(v != "none" for v in tokens.values("--indicator-style")),
+    )
+
+
+def _is_long(tokens: Tokens) -> bool:
+    fmt = tokens.values("--format")
+    if fmt:
+        return fmt[-1] in ("long", "verbose")
+    return tokens.has("-l", "-n", "-g", "-o", "--numeric-uid-gid", "--full-time")
+
+
+def _sectioned(tokens: Tokens) -> bool:
+    """Whether the output may start with a ``dir:`` header (several operands or -R)."""
+    pos = [p.text for p in tokens.positionals]
+    return tokens.has("-R", "--recursive") or len(pos) > 1 or any(c in p for p in pos for c in "*?[")
+
+
+_TOTAL = re.compile(r"total (\S+)")
+_NAME_PREFIX = re.compile(r"\s*(\d+(?:[.,]\d+)?[KMGTPEZYk]?) (.*)")
+
+
+class _Reader:
+    """Walks the lines once; ``dir:`` headers, ``total`` lines and blank separators are
+    recognised by their position, everything else is a row (long) or a name (short)."""
+
+    def __init__(self, lines: list[str], pin: ParseInput) -> None:
+        self.lines = lines
+        self.pin = pin
+        self.style = _style(pin.tokens)
+        self.sectioned = _sectioned(pin.tokens)
+        self.entries: list[dict[str, object]] = []
+        self.totals: list[dict[str, object]] = []
+        self.warnings: list[str] = []
+        self.directory: str | None = None
+
+    def _is_header(self, i: int, after_blank: bool) -> bool:
+        line = self.lines[i]
+        if not line.endswith(":") or len(line) < 2:
+            return False
+        return (i == 0 and self.sectioned) or (after_blank and (self.sectioned or bool(self.entries)))
+
+    def _header(self, line: str) -> None:
+        self.directory = decode_name(line[:-1], self.style)
+
+    def _add(self, row: dict[str, object]) -> None:
+        if self.directory is not None:
+            row["directory"] = self.directory
+        self.entries.append(row)
+
+    def long(self) -> None:
+        blanks = 0
+        continued = 0
+        for i, line in enumerate(self.lines):
+            if line == "":
+                blanks += 1
+                continue
+            if self._is_header(i, blanks > 0):
+                blanks = 0
+                self._header(line)
+                continue
+            row = parse_row(line, self.style, self.pin.now_year)
+            if row is None and not blanks:
+                t = _TOTAL.fullmatch(line)
+                if t and (i == 0 or self.lines[i - 1].endswith(":")):
+                    self.totals.append({"directory": self.directory, "total": t.group(1)})
+                    continue
+            if blanks or row is None:
+                if self.entries and not self.style.escaped and not self.style.c_quoted:
+                    self._continue(blanks, None if row is not None else line)
+                    continued += 1
+                elif row is None:
+                    self.warnings.append(f"line {i + 1} is not an ls row: {line[:80]!r}")
+                blanks = 0
+                if row is None:
+                    continue
+            self._add(row)
+        if blanks and self.entries:
+            self._continue(blanks, None)
+            continued += 1
+        if continued:
+            self.warnings.append(
+                "names_with_newlines: lines that are not rows were joined to the name above; "
+                "rerun with -b to read names exactly")
+
+    def _continue(self, blanks: int, text: str | None) -> None:
+        """Append ``blanks`` empty lines (+ ``text``) to the last name (or symlink target)."""
+        last = self.entries[-1]
+        key = "target" if "target" in last else "name"
+        parts = [str(last[key])] + [""] * blanks + ([text] if text is not None else [])
+        last[key] = "\n".join(parts)
+
+    def short(self) -> list[str] | None:
+        """Name lists. Returns the unresolved lines when names are ambiguous, else None."""
+        blanks = 0
+        ambiguous = False
+        printed: list[str] = []
+        for i, line in enumerate(self.lines):
+            if line == "":
+                blanks += 1
+                continue
+            if self._is_header(i, blanks > 0):
+                blanks = 0
+                self._header(line)
+                continue
+            if blanks:
+                ambiguous = True
+            blanks = 0
+            printed.append(line)
+            self._add(self._name_row(line))
+        if blanks:
+            ambiguous = True
+        if ambiguous and not (self.style.escaped or self.style.c_quoted):
+            self.entries = []
+            self.warnings.append(
+                "names_with_newlines: blank lines show that some names contain newlines, so where "
+                "one name ends is unknown; no entry is reported. Rerun with -b to read names exactly")
+            return printed
+        return None
+
+    def _name_row(self, line: str) -> dict[str, object]:
+        row: dict[str, object] = {}
+        text = line
+        if self.style.has_inode or self.style.has_blocks:
+            for key in (("inode",) if self.style.has_inode else ()) + (("blocks",) if self.style.has_blocks else ()):
+                m = _NAME_PREFIX.fullmatch(text)
+                if m is None:
+                    break
+                row[key] = int(m.group(1)) if key == "inode" else m.group(1)
+                text = m.group(2)
+        name, ind = strip_indicator(text, self.style)
+        row["name"] = decode_name(name, self.style)
+        if ind is not None:
+            row["indicator"] = ind
+            row["type"] = {"/": "directory", "@": "symlink", "*": "file"}.get(ind, "other")
+        return row
+
+
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    lines = split_lines(text)
+    reader = _Reader(lines, pin)
+    unresolved = None
+    if _is_long(pin.tokens):
+        reader.long()
+        if not reader.entries and reader.warnings:
+            raise Unrecognized("ls: no line matched the long-listing row layout")
+    else:
+        unresolved = reader.short()
+    out: dict[str, object] = {"entries": reader.entries}
+    if reader.totals:
+        out["totals"] = reader.totals
+    if reader.warnings:
+        out["warnings"] = reader.warnings
+    if unresolved is not None:
+        out["unresolved"] = unresolved
+        out["hint_args"] = drop_args(pin.sub_args, add=["-b"])
+    return out
+
+
+PARSER = Parser(
+    id="ls",
+    contract=CONTRACT,
+    parse=parse,
+    schema=LsResult,
+    rows_key="entries",
+    row_fields=tuple(LsEntry.model_fields),
+    noise=r"^total \S+$|^\S.*:$",
+    os=UNIX_OS,
+    examples=(("-la",), ("-l",), ("-lah",), ("-alR", "/usr"), ("-1",), (), ("-l", "--time-style=full-iso")),
+)
