@@ -75,6 +75,7 @@ class Contract:
     any_args: bool = False  # only for commands whose output does not depend on flags (pwd...)
     supports: Callable[[Tokens], str | None] | None = None  # extra check → reason when unsupported
     hint: Callable[[list[str]], list[str] | None] | None = None  # replacement args for sub_args
+    hint_scope: str = "sub_args"  # "command": the hint's args replace the subcommand words too
 
     def spec(self) -> FlagSpec:
         return FlagSpec(

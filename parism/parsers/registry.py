@@ -70,23 +70,31 @@ class ParseOutcome:
         return self.parser.id if self.parser else None
 
 
+def _leading_count(parser: Parser, args: list[str]) -> tuple[int, str | None]:
+    """How many argv elements are leading global flags (before the subcommand word)."""
+    if not parser.leading_flags:
+        return 0, None
+    lead = tokenize(args, FlagSpec(parser.leading_flags, stop_at_positional=True))
+    i = len(args)
+    for t in lead.tokens:
+        if t.kind == "positional":
+            i = t.index
+            break
+        if t.kind == "separator":
+            return i, "'--' before the subcommand is not supported"
+    if lead.errors and any(e.index < i for e in lead.errors):
+        return i, lead.errors[0].describe() + " before the subcommand"
+    return i, None
+
+
 def resolve(parser: Parser, args: list[str]) -> tuple[Parser, list[str], str | None]:
-    """Walk leading global flags and subcommand words. Returns (parser, sub_args, problem)."""
+    """Walk leading global flags and subcommand words. Returns (parser, sub_args, problem);
+    ``sub_args`` is always a suffix of ``args``."""
     if not parser.subcommands:
         return parser, list(args), None
-    i = 0
-    if parser.leading_flags:
-        lead = tokenize(args, FlagSpec(parser.leading_flags, stop_at_positional=True))
-        for t in lead.tokens:
-            if t.kind == "positional":
-                i = t.index
-                break
-            if t.kind == "separator":
-                return parser, list(args), "'--' before the subcommand is not supported"
-        else:
-            i = len(args)
-        if lead.errors and any(e.index < i for e in lead.errors):
-            return parser, list(args), lead.errors[0].describe() + " before the subcommand"
+    i, problem = _leading_count(parser, args)
+    if problem is not None:
+        return parser, list(args), problem
     rest = args[i:]
     for key in sorted(parser.subcommands, key=lambda k: -len(k.split())):
         words = key.split()
@@ -219,7 +227,10 @@ def _hint(root: Parser, parser: Parser, args: list[str], sub_args: list[str]) ->
         return None
     if repl is None:
         return None
-    full = _full_args(args, sub_args, repl)
+    if parser.contract.hint_scope == "command":  # the hint names its own subcommand
+        full = list(args[: _leading_count(root, args)[0]]) + list(repl)
+    else:
+        full = _full_args(args, sub_args, repl)
     if full == list(args):
         return None
     # a hint must itself be in range (unless it targets native JSON output)
