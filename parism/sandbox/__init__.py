@@ -1,20 +1,213 @@
-"""Kernel confinement (bubblewrap). PLACEHOLDER interface until the sandbox lands:
-``launcher`` returns None, which makes the executor spawn directly."""
+"""Kernel confinement with bubblewrap: the promise behind the guard (docs/security.md).
+
+Even a command the guard wrongly lets through cannot write outside what its profile allows,
+reach the network unless its policy allows it, see the server's secrets, or outlive its call.
+
+``Sandbox.from_config(cfg)`` is cheap; the probe runs once, lazily, on the first ``status`` or
+``launcher`` call (server start stays fast) and fixes the level for the process lifetime.
+``launcher(decision, spec)`` returns a launcher for the executor, ``None`` for a direct spawn
+(mode ``off``, or ``auto`` degraded to ``none`` — reported loudly by ``status`` and the log),
+or a ``Failure(exec/sandbox_unavailable)`` when ``required`` cannot be honoured.
+
+Modules: plan.py (every input of a call's sandbox, the pool key) → bwrap.py (the argv) →
+launcher.py (pre-start + hand-over) → pool.py; identity.py (who runs as); probe.py (levels).
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import tempfile
+import threading
 from typing import Any
+
+from parism.envelope import Failure
+from parism.sandbox import identity, plan as planning, probe
+from parism.sandbox.launcher import Prepared, SandboxStarted
+from parism.sandbox.plan import MIB, Plan
+from parism.sandbox.pool import Pool
+
+log = logging.getLogger("parism.sandbox")
+
+NETWORK_ERRORS = ("Could not resolve host", "Temporary failure in name resolution",
+                  "Network is unreachable", "network unreachable", "socket: Operation not permitted",
+                  "Name or service not known", "Connection refused", "connection timed out",
+                  "Could not resolve hostname", "unable to access", "dial tcp", "no such host")
+
+
+class BwrapLauncher:
+    """The executor's ``Launcher`` for one planned call (single use, like its sandbox)."""
+
+    def __init__(self, plan: Plan, pool: Pool | None) -> None:
+        self.plan = plan
+        self._pool = pool
+
+    def start(self, spec: Any) -> SandboxStarted:
+        prepared = self._pool.take(self.plan) if self._pool else Prepared(self.plan)
+        return prepared.handover(list(spec.argv))
 
 
 class Sandbox:
+    def __init__(self, settings: Any, allowed_paths: Any, server_cwd: str, *,
+                 pool_size: int = 1, unprivileged_uid: int = identity.NOBODY) -> None:
+        self.settings = settings
+        self.mode: str = planning.setting(settings, "mode", "auto") or "auto"
+        self.allowed_paths = allowed_paths
+        self.server_cwd = os.path.realpath(server_cwd or os.getcwd())
+        self.unprivileged_uid = unprivileged_uid
+        self._pool_size = pool_size
+        self._pool: Pool | None = None
+        self._probe: probe.ProbeResult | None = None
+        self._lock = threading.Lock()
+
     @classmethod
     def from_config(cls, cfg: Any) -> "Sandbox":
-        return cls()
+        """No work here beyond reading settings: the probe waits for first use."""
+        settings = getattr(getattr(cfg, "settings", None), "sandbox", None)
+        guard = getattr(getattr(cfg, "settings", None), "guard", None)
+        return cls(settings, planning.setting(guard, "allowed_paths"), getattr(cfg, "cwd", "") or "")
+
+    # -- probe ---------------------------------------------------------------------------
+
+    def probed(self) -> probe.ProbeResult:
+        """Run the probe once (thread-safe) and log a degraded result loudly."""
+        with self._lock:
+            if self._probe is None:
+                self._probe = self._run_probe()
+                if self.mode != "off" and self._probe.level != "full":
+                    log.warning("sandbox level %s (mode %s): %s", self._probe.level, self.mode,
+                                self._probe.reason)
+            return self._probe
+
+    def _run_probe(self) -> probe.ProbeResult:
+        if self.mode == "off":
+            return probe.ProbeResult("none", "sandbox.mode is off")
+        configured = planning.setting(self.settings, "bwrap_path", "") or ""
+        bwrap, python = probe.find_bwrap(configured), probe.find_python()
+        features: dict[str, bool] = {}
+
+        def try_level(level: str) -> str | None:
+            with tempfile.TemporaryDirectory(prefix="parism-probe-") as tmp:
+                os.chmod(tmp, 0o755)
+                plan = self._plan(level, features, tmp, network=False, namespace="isolated",
+                                  binds=(), overrides=None, env={"PATH": "/usr/bin:/bin"},
+                                  timeout_s=5, bwrap=bwrap or "", python=python or "")
+                return _run_true(plan)
+
+        if bwrap is not None:
+            features.update(probe.bwrap_info(bwrap)[1])
+        return probe.run_probe(try_level, bwrap, python, configured)
+
+    # -- plans -----------------------------------------------------------------------------
+
+    def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
+              namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
+              bwrap: str, python: str) -> Plan:
+        run_as = identity.choose(cwd, self.unprivileged_uid)
+        mask_files, mask_dirs = planning.masks_for(run_as)
+        bind_paths = planning.expand_binds(binds, env.get("HOME", ""))
+        limits = planning.limit_values(self.settings, overrides)
+        writable = bool(planning.setting(self.settings, "writable_project", False))
+        git = os.path.join(cwd, ".git")
+        return Plan(
+            bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
+            python=python, cwd=cwd, writable=writable,
+            git_dir=git if writable and os.path.lexists(git) else None,
+            ro_paths=planning.safe_ro_paths(self.allowed_paths, cwd), binds=bind_paths,
+            network=network or namespace == "host_net", namespace=namespace,
+            tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
+            rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
+            env=planning.sandbox_env(env, bind_paths), run_as=run_as,
+            mask_files=mask_files, mask_dirs=mask_dirs,
+        )
+
+    def plan(self, decision: Any, spec: Any) -> Plan:
+        """The plan of one call: probe result + config + the guard's decision + the spec."""
+        res = self.probed()
+        table = getattr(decision, "sandbox", None) or {}
+        return self._plan(
+            res.level, res.features, os.path.realpath(spec.cwd),
+            network=bool(getattr(decision, "network", False)),
+            namespace=getattr(decision, "namespace_class", None) or "isolated",
+            binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
+            env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
+            python=res.python or "",
+        )
+
+    # -- public API --------------------------------------------------------------------------
+
+    def launcher(self, decision: Any, spec: Any) -> BwrapLauncher | Failure | None:
+        """How to start this call: sandboxed, directly (None), or refused (Failure)."""
+        res = self.probed()
+        if self.mode == "off":
+            return None
+        if self.mode == "required" and res.level != "full":
+            return Failure(kind="exec", reason="sandbox_unavailable",
+                           message=f"sandbox.mode is required but the sandbox level is {res.level}: {res.reason}",
+                           hint="install bubblewrap and allow unprivileged user namespaces, or set sandbox.mode = \"auto\"")
+        if res.level == "none":
+            return None
+        with self._lock:
+            if self._pool is None and self._pool_size > 0:
+                self._pool = Pool(per_plan=self._pool_size)
+            pool = self._pool
+        return BwrapLauncher(self.plan(decision, spec), pool)
+
+    def review(self, decision: Any, launcher: Any = None) -> dict[str, Any]:
+        """``review.sandbox`` of one call: {level, namespace_class, network}."""
+        level = launcher.plan.effective_level if isinstance(launcher, BwrapLauncher) else "none"
+        namespace = getattr(decision, "namespace_class", None) or "isolated"
+        return {"level": level, "namespace_class": namespace,
+                "network": bool(getattr(decision, "network", False)) or namespace == "host_net"
+                or level == "none"}
 
     def status(self) -> dict[str, Any]:
-        return {"engine": None, "version": None, "mode": "off", "level": "none",
-                "reason": "sandbox not implemented yet", "features": {}, "limits": {}, "uid": None}
+        """``describe.sandbox`` (spec decision 13)."""
+        res = self.probed()
+        run_as = identity.choose(self.server_cwd, self.unprivileged_uid)
+        limits = planning.limit_values(self.settings)
+        active = self.mode != "off" and res.level != "none"
+        return {
+            "engine": "bwrap", "version": res.version, "mode": self.mode, "level": res.level,
+            "active": active, "reason": res.reason,
+            "features": {**res.features, "pid_namespace": res.level == "full",
+                         "net_isolation": active, "pool": self._pool_size > 0 and active},
+            "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
+                                                                   planning.DEFAULT_TMP_MB))},
+            "uid": run_as.uid if active else os.geteuid(), "uid_rule": run_as.rule if active else None,
+            "bwrap_path": res.bwrap, "helper": res.python,
+            "notes": ["file owners other than the sandbox uid show as nobody (65534)"] if active else [],
+        }
 
-    def launcher(self, decision: Any, spec: Any) -> Any:
-        """A Launcher for this call, None for a direct spawn, or an envelope ``Failure``."""
+    def close(self) -> None:
+        """Kill pre-started sandboxes (server shutdown)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr: str) -> str | None:
+    """Decision 13: a failure that looks like a denied network gets a hint naming the policy."""
+    if network_allowed or not exit_code:
         return None
+    if any(s.lower() in stderr.lower() for s in NETWORK_ERRORS):
+        return f"network disabled by policy for {cmd}"
+    return None
+
+
+def _run_true(plan: Plan) -> str | None:
+    """Start a sandbox of ``plan`` and run /usr/bin/true in it: None on success, else stderr."""
+    try:
+        started = Prepared(plan).handover(["/usr/bin/true"])
+    except OSError as exc:
+        return str(exc)
+    code = started.wait(probe.PROBE_TIMEOUT_S)
+    err = started.stderr.read().decode("utf-8", "replace") if code is not None else "probe timed out"
+    started.kill_tree()
+    started.stdout.close()
+    started.stderr.close()
+    return None if code == 0 else (err or f"exit status {code}")
+
+
+__all__ = ["BwrapLauncher", "Sandbox", "network_hint"]

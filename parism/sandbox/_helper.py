@@ -1,0 +1,101 @@
+"""In-sandbox hand-over helper: the one process bwrap starts, waiting for its single command.
+
+Its source is passed to the system Python with ``-c`` (nothing of Parism is mounted inside the
+sandbox), so it imports only the standard library and must stay small. Protocol, on two
+inherited pipes whose fd numbers are argv[1] and argv[2]:
+
+- control (read): a 4-byte big-endian length, then JSON ``{"argv": [...], "limits": {...},
+  "oom_score_adj": n}``. EOF before a full message means "never used": exit 0 at once.
+- status (write): one JSON line, ``{"wait_status": n}`` after the command ended, or
+  ``{"error": errno_name, "message": text}`` when it could not be started.
+
+Why fork instead of exec'ing the command in place: bwrap reports "killed by signal N" as exit
+code 128+N, which a command can also exit with; waiting here gives the exact wait status. The
+rlimits are set in the child only, so they bind the command and its descendants, and they are
+set inside the user namespace, where RLIMIT_NPROC counts this sandbox's processes alone.
+"""
+
+import errno
+import json
+import os
+import resource
+import signal
+import struct
+import sys
+
+LIMITS = {
+    "nproc": resource.RLIMIT_NPROC,
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "cpu": resource.RLIMIT_CPU,
+    "nofile": resource.RLIMIT_NOFILE,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def read_exact(fd, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def apply_limits(limits, oom_score_adj):
+    for name, value in limits.items():
+        which = LIMITS[name]
+        hard = resource.getrlimit(which)[1]
+        want = resource.RLIM_INFINITY if value is None else value
+        if hard != resource.RLIM_INFINITY and (want == resource.RLIM_INFINITY or want > hard):
+            want = hard
+        resource.setrlimit(which, (want, want))
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write(str(oom_score_adj))
+
+
+def main():
+    control, status = int(sys.argv[1]), int(sys.argv[2])
+    head = read_exact(control, 4)
+    if head is None:
+        os._exit(0)
+    body = read_exact(control, struct.unpack(">I", head)[0])
+    os.close(control)
+    if body is None:
+        os._exit(0)
+    msg = json.loads(body)
+    argv = msg["argv"]
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(err_r)
+            os.close(status)
+            for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+                signal.signal(sig, signal.SIG_DFL)
+            apply_limits(msg["limits"], msg["oom_score_adj"])
+            os.execv(argv[0], argv)
+        except OSError as exc:
+            name = errno.errorcode.get(exc.errno or 0, "EIO")
+            text = "%s: %s" % (argv[0], exc.strerror)
+            os.write(err_w, json.dumps({"error": name, "message": text}).encode())
+            os.write(2, ("parism sandbox: cannot run %s inside the sandbox\n" % text).encode())
+        os._exit(127)
+    os.close(err_w)
+    failure = b""
+    while True:
+        chunk = os.read(err_r, 4096)
+        if not chunk:
+            break
+        failure += chunk
+    _, wait_status = os.waitpid(pid, 0)
+    report = failure if failure else json.dumps({"wait_status": wait_status}).encode()
+    os.write(status, report + b"\n")
+    if os.WIFSIGNALED(wait_status):
+        os._exit(128 + os.WTERMSIG(wait_status))
+    os._exit(os.WEXITSTATUS(wait_status))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The bwrap argv of a plan, readable top to bottom (sandbox-notes §2).
+
+bwrap applies mount operations in argv order and a later mount covers an earlier one, so the
+order below is the design: namespaces → broad system mounts → fresh /dev, /proc, capped /tmp →
+allowed paths → the working directory (and its read-only .git) → per-command binds → masks →
+root made read-only → environment → the hand-over helper.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from parism.sandbox.plan import Plan
+
+ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# host_mounts (df, findmnt) sees the host's mount table through a read-only root; these hold
+# homes, runtime sockets and scratch space and are covered with empty tmpfs.
+HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
+
+
+@lru_cache(maxsize=1)
+def helper_code() -> str:
+    return (Path(__file__).with_name("_helper.py")).read_text(encoding="utf-8")
+
+
+def build_argv(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
+    """Everything after the bwrap binary, ending with the helper that waits for the argv."""
+    argv: list[str] = []
+    argv += _namespaces(plan)
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv += _system_root(plan)
+    argv += ["--dev", "/dev"]
+    argv += _proc(plan)
+    argv += ["--size", str(plan.tmp_bytes), "--tmpfs", "/tmp"]
+    for path in plan.ro_paths:
+        argv += ["--ro-bind-try", path, path]
+    argv += _workspace(plan)
+    for path in plan.binds:
+        argv += ["--ro-bind-try", path, path]
+    for path in plan.mask_files:
+        argv += ["--ro-bind", "/dev/null", path]
+    for path in plan.mask_dirs:
+        argv += ["--tmpfs", path]
+    argv += ["--remount-ro", "/", "--chdir", plan.cwd, "--clearenv"]
+    for name, value in plan.env:
+        argv += ["--setenv", name, value]
+    argv += ["--", plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(status_fd)]
+    return argv
+
+
+def _namespaces(plan: Plan) -> list[str]:
+    """Every namespace is new, except the ones the command's class needs from the host."""
+    out = ["--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if _fresh_proc(plan):
+        out.append("--unshare-pid")
+    if not plan.network and plan.namespace != "host_net":
+        out.append("--unshare-net")
+    if plan.disable_userns and plan.level == "full" and _fresh_proc(plan):
+        out.append("--disable-userns")
+    return out
+
+
+def _fresh_proc(plan: Plan) -> bool:
+    """A pid namespace with its own /proc: the tree dies with the call (not for ps, or nested)."""
+    return plan.level == "full" and plan.namespace != "host_procs"
+
+
+def _proc(plan: Plan) -> list[str]:
+    # never a bound outer /proc together with a pid namespace (procps aborts, notes §2.5)
+    return ["--proc", "/proc"] if _fresh_proc(plan) else ["--ro-bind", "/proc", "/proc"]
+
+
+def _system_root(plan: Plan) -> list[str]:
+    """Curated root: /usr, the merged-/usr links (or real dirs) and /etc, all read-only.
+
+    host_mounts binds the whole host root read-only instead (recursive, so df sees every
+    mount) and hides homes, runtime sockets and scratch dirs under empty tmpfs."""
+    if plan.namespace == "host_mounts":
+        out = ["--ro-bind", "/", "/"]
+        for d in HOST_ROOT_MASKS:
+            if os.path.isdir(d) and not os.path.islink(d):
+                out += ["--tmpfs", d]
+        return out
+    out = ["--ro-bind", "/usr", "/usr"]
+    for name in ROOT_LINKS:
+        host = "/" + name
+        if os.path.islink(host):
+            out += ["--symlink", os.readlink(host), host]
+        elif os.path.isdir(host):
+            out += ["--ro-bind", host, host]
+    return out + ["--ro-bind", "/etc", "/etc"]
+
+
+def _workspace(plan: Plan) -> list[str]:
+    """The working directory; in build it is writable but its .git stays read-only as a whole
+    (a mount point cannot be renamed, so ``mv .git`` fails too — notes §2.4)."""
+    if not plan.writable:
+        return ["--ro-bind", plan.cwd, plan.cwd]
+    out = ["--bind", plan.cwd, plan.cwd]
+    if plan.git_dir:
+        out += ["--ro-bind", plan.git_dir, plan.git_dir]
+    return out

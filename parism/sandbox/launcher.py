@@ -1,0 +1,161 @@
+"""Start sandboxes and hand a command to them (the executor's ``Launcher`` protocol).
+
+A sandbox is started *before* its command is known (``prestart``): bwrap builds the mounts and
+namespaces, the helper inside waits on the control pipe, stdout/stderr pipes already exist.
+``Prepared.handover`` then writes the argv — that write is all a pooled call pays. The cold
+path is the same two steps back to back, so pooled and cold sandboxes cannot differ.
+
+bwrap is spawned with a scrubbed environment (its PID-1 reaper keeps bwrap's own env, readable
+from /proc/1/environ inside — notes §2.1), in its own session, with only the two protocol pipes
+inherited, and — when the identity rule says so — already switched to the unprivileged uid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import struct
+import subprocess
+from typing import BinaryIO
+
+import psutil
+
+from parism.sandbox.bwrap import build_argv
+from parism.sandbox.plan import Plan
+
+BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
+
+
+class Prepared:
+    """A started sandbox whose helper waits for exactly one argv (single use)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        control_r, self._control_w = os.pipe2(os.O_CLOEXEC)
+        self._status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        user = plan.run_as
+        try:
+            self.proc = subprocess.Popen(
+                [plan.bwrap, *build_argv(plan, control_r, status_w)],
+                env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+                pass_fds=(control_r, status_w),
+                user=user.uid if user.switch else None, group=user.gid if user.switch else None,
+                extra_groups=[] if user.switch else None,
+            )
+        except BaseException:
+            os.close(self._control_w)
+            os.close(self._status_r)
+            raise
+        finally:
+            os.close(control_r)
+            os.close(status_w)
+        self.used = False
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def handover(self, argv: list[str]) -> "SandboxStarted":
+        """Send the argv; the sandbox is spent from here on, whatever happens."""
+        if self.used:
+            raise RuntimeError("a pre-started sandbox serves exactly one command")
+        self.used = True
+        limits = {name: value for name, value in self.plan.rlimits}
+        body = json.dumps({"argv": argv, "limits": limits,
+                           "oom_score_adj": self.plan.oom_score_adj}).encode()
+        try:
+            os.write(self._control_w, struct.pack(">I", len(body)) + body)
+        except OSError:
+            pass  # the sandbox died while waiting: wait() reports bwrap's own status and stderr
+        finally:
+            os.close(self._control_w)
+        return SandboxStarted(self.proc, self._status_r)
+
+    def discard(self) -> None:
+        """Kill an unused sandbox (pool shutdown, eviction)."""
+        if not self.used:
+            self.used = True
+            os.close(self._control_w)
+        kill_sandbox(self.proc)
+        os.close(self._status_r)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL bwrap's group and every recorded descendant; never raises.
+
+    With a pid namespace this alone ends everything inside (bwrap's PID 1 dies by PDEATHSIG,
+    taking the namespace with it); without one (host_procs, nested-weak) the descendant sweep
+    catches what stayed in the tree. Once bwrap has been reaped its pid may be reused: stop."""
+    if proc.poll() is not None:
+        return
+    try:
+        kids = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        kids = []
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for kid in kids:
+        try:
+            kid.kill()
+        except psutil.Error:
+            continue
+    try:
+        proc.wait(2)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+class SandboxStarted:
+    """``Started`` for a sandboxed command: bwrap's pid and pipes, the command's exact status."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], status_fd: int) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        self._proc = proc
+        self._status_fd = status_fd
+        self._code: int | None = None
+        self.pid = proc.pid
+        self.stdout: BinaryIO = proc.stdout
+        self.stderr: BinaryIO = proc.stderr
+        self.spawn_error: str | None = None  # set when the command could not start inside
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Return code with Popen's convention (negative = killed by that signal)."""
+        if self._code is not None:
+            return self._code
+        try:
+            outer = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self._code = self._read_status(outer)
+        return self._code
+
+    def _read_status(self, outer: int) -> int:
+        """The helper's report wins over bwrap's 128+N; no report → bwrap's own status."""
+        data = b""
+        try:
+            while chunk := os.read(self._status_fd, 4096):
+                data += chunk
+        except OSError:
+            pass
+        finally:
+            os.close(self._status_fd)
+        try:
+            report = json.loads(data) if data.strip() else {}
+        except ValueError:
+            report = {}
+        if "wait_status" in report:
+            return os.waitstatus_to_exitcode(int(report["wait_status"]))
+        if "error" in report:
+            self.spawn_error = f"{report['error']}: {report.get('message', '')}"
+            return 127
+        return outer
+
+    def kill_tree(self) -> None:
+        kill_sandbox(self._proc)

@@ -1,0 +1,114 @@
+"""A small, bounded pool of pre-started single-use sandboxes, keyed by the whole plan.
+
+A fresh bwrap plus the helper's start costs tens of milliseconds; a pooled one costs only the
+hand-over (one pipe write). Entries are single use: ``take`` removes the entry, the caller
+hands it one argv, and the executor kills its tree afterwards. A take schedules a refill of
+that plan on the pool's own long-lived thread — long-lived on purpose: bwrap's
+``--die-with-parent`` is a PDEATHSIG, which fires when the *thread* that forked it exits.
+
+Bounds: ``per_plan`` ready entries for at most ``max_plans`` plans (least recently used plan
+evicted), and entries older than ``max_age_s`` are replaced (mounts were taken at start time).
+``close`` kills every unused entry; it runs at interpreter exit too. If the server dies
+without closing, each helper reads EOF on its control pipe and exits, ending its sandbox.
+"""
+
+from __future__ import annotations
+
+import atexit
+import queue
+import threading
+import time
+from collections import OrderedDict, deque
+
+from parism.sandbox.launcher import Prepared
+from parism.sandbox.plan import Plan
+
+
+class Pool:
+    def __init__(self, per_plan: int = 1, max_plans: int = 4, max_age_s: float = 60.0) -> None:
+        self.per_plan = per_plan
+        self.max_plans = max_plans
+        self.max_age_s = max_age_s
+        self._ready: OrderedDict[Plan, deque[tuple[float, Prepared]]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._todo: queue.SimpleQueue[Plan | None] = queue.SimpleQueue()
+        self._closed = False
+        self.hits = 0
+        self.misses = 0
+        self._thread = threading.Thread(target=self._refill_loop, name="parism-sandbox-pool",
+                                        daemon=True)
+        self._thread.start()
+        atexit.register(self.close)
+
+    def take(self, plan: Plan) -> Prepared:
+        """A ready sandbox for ``plan`` (pooled if one is alive and fresh, else started now)."""
+        entry = self._pop(plan)
+        if not self._closed:
+            self._todo.put(plan)
+        if entry is not None:
+            self.hits += 1
+            return entry
+        self.misses += 1
+        return Prepared(plan)
+
+    def _pop(self, plan: Plan) -> Prepared | None:
+        stale: list[Prepared] = []
+        found: Prepared | None = None
+        with self._lock:
+            ready = self._ready.get(plan)
+            while ready and found is None:
+                born, entry = ready.popleft()
+                if entry.alive and time.monotonic() - born < self.max_age_s:
+                    found = entry
+                else:
+                    stale.append(entry)
+            if plan in self._ready:
+                self._ready.move_to_end(plan)
+        for entry in stale:
+            entry.discard()
+        return found
+
+    def _refill_loop(self) -> None:
+        while (plan := self._todo.get()) is not None:
+            try:
+                self._refill(plan)
+            except OSError:
+                continue  # the next take starts cold and reports the error itself
+
+    def _refill(self, plan: Plan) -> None:
+        evicted: list[Prepared] = []
+        with self._lock:
+            if self._closed:
+                return
+            ready = self._ready.setdefault(plan, deque())
+            self._ready.move_to_end(plan)
+            missing = self.per_plan - len(ready)
+            while len(self._ready) > self.max_plans:
+                _, old = self._ready.popitem(last=False)
+                evicted.extend(e for _, e in old)
+        for entry in evicted:
+            entry.discard()
+        for _ in range(max(0, missing)):
+            entry = Prepared(plan)
+            with self._lock:
+                keep = not self._closed and plan in self._ready
+                if keep:
+                    self._ready[plan].append((time.monotonic(), entry))
+            if not keep:  # closed or evicted while it was starting
+                entry.discard()
+
+    def ready_count(self, plan: Plan | None = None) -> int:
+        with self._lock:
+            if plan is not None:
+                return len(self._ready.get(plan, ()))
+            return sum(len(d) for d in self._ready.values())
+
+    def close(self) -> None:
+        """Kill every pre-started sandbox that was never used; later takes start cold."""
+        with self._lock:
+            self._closed = True
+            entries = [e for d in self._ready.values() for _, e in d]
+            self._ready.clear()
+        self._todo.put(None)
+        for entry in entries:
+            entry.discard()
