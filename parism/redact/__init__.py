@@ -1,31 +1,9 @@
-"""Secret masking. PLACEHOLDER interface until the redactor lands: masks nothing."""
+"""Secret masking before anything downstream sees command output (spec decisions 1, 7).
 
-from __future__ import annotations
+``Redactor`` masks output and echoes; ``sanitize_capture`` (``parism.redact.capture``) turns a run
+into shareable fixture text.
+"""
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from parism.redact.redactor import DEFAULT_MARKER, Masked, Redactor, validate_output_patterns
 
-from parism.envelope import RegexEngineReport
-
-
-@dataclass
-class Masked:
-    text: str
-    count: int = 0
-    withheld_reason: str | None = None  # set when a pattern could not finish: text is withheld
-
-
-class Redactor:
-    @classmethod
-    def from_config(cls, cfg: Any) -> "Redactor":
-        return cls()
-
-    def mask(self, text: str, *, truncated: bool = False) -> Masked:
-        return Masked(text)
-
-    def mask_args(self, args: Sequence[str]) -> list[str]:
-        return list(args)
-
-    def report(self) -> RegexEngineReport:
-        return RegexEngineReport(used="none")
+__all__ = ["DEFAULT_MARKER", "Masked", "Redactor", "validate_output_patterns"]

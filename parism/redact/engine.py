@@ -1,0 +1,117 @@
+"""Compiled redaction patterns: RE2 first, a stoppable fallback for what RE2 rejects.
+
+Why two engines (spec decision 7): RE2 matches in time linear in the text, so no pattern and no
+output can stall a call. Users sometimes need a construct RE2 refuses (backreferences,
+lookaround); such a pattern runs on the ``regex`` package, whose matching functions take a
+``timeout`` and raise ``TimeoutError`` when it is exceeded. The caller then withholds the text
+(fail closed) instead of returning it half-masked.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import re2
+import regex
+
+from parism.redact.patterns import HARMLESS_VALUES
+
+Span = tuple[int, int]
+
+_OPTIONS = re2.Options()
+_OPTIONS.log_errors = False  # RE2 would print every rejected pattern on our stderr
+_OPTIONS.max_mem = 64 << 20  # room for long alternations; still bounded
+
+
+class PatternTimeout(Exception):
+    """A fallback pattern did not finish within its time budget."""
+
+    def __init__(self, source: str, limit_s: float) -> None:
+        super().__init__(source)
+        self.source = source
+        self.limit_s = limit_s
+
+
+class InvalidPattern(ValueError):
+    """Neither RE2 nor the fallback engine accepts the pattern."""
+
+
+def re2_error(exc: Exception) -> str:
+    """RE2 reports its errors as bytes; make them a readable sentence."""
+    arg = exc.args[0] if exc.args else exc
+    return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+
+
+def compile_re2(pattern: str) -> re2._Regexp:
+    """Compile on RE2 or raise ``re2.error``; used for built-in rules that must be RE2."""
+    return re2.compile(pattern, _OPTIONS)
+
+
+@dataclass(frozen=True)
+class CompiledPattern:
+    """One redaction rule ready to run; ``name`` identifies it in logs and fixture records."""
+
+    name: str
+    source: str
+    matcher: re2._Regexp | regex.Pattern[str]
+    fallback_reason: str | None  # why RE2 could not take it; None when it runs on RE2
+
+    @property
+    def on_re2(self) -> bool:
+        return self.fallback_reason is None
+
+    def spans(self, text: str, deadline: float) -> list[Span]:
+        """Spans to mask; a fallback pattern past ``deadline`` raises ``PatternTimeout``."""
+        groups = [i for name, i in self.matcher.groupindex.items() if name.startswith("secret")]
+        if self.on_re2:
+            matches = list(self.matcher.finditer(text))
+        else:
+            budget = deadline - time.monotonic()
+            if budget <= 0:
+                raise PatternTimeout(self.source, 0.0)
+            try:
+                matches = list(self.matcher.finditer(text, timeout=budget))
+            except TimeoutError as exc:
+                raise PatternTimeout(self.source, budget) from exc
+        found: list[Span] = []
+        for match in matches:
+            for start, end in [match.span(i) for i in groups] if groups else [match.span()]:
+                if start >= 0 and text[start:end].strip().lower() not in HARMLESS_VALUES:
+                    found.append((start, end))
+        return found
+
+
+def compile_pattern(name: str, source: str) -> CompiledPattern:
+    """RE2 when it can; the ``regex`` engine when RE2 refuses; ``InvalidPattern`` otherwise."""
+    try:
+        return CompiledPattern(name, source, compile_re2(source), None)
+    except re2.error as exc:
+        reason = f"RE2 cannot compile it ({re2_error(exc)}); runs on the regex package with a time limit"
+    try:
+        return CompiledPattern(name, source, regex.compile(source, regex.V0), reason)
+    except (regex.error, ValueError, TypeError, OverflowError) as exc:
+        raise InvalidPattern(f"invalid regular expression '{source}': {exc}") from exc
+
+
+def merge(spans: list[Span]) -> list[Span]:
+    """Sorted, overlap-free spans (touching or overlapping hits become one mask)."""
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def replace_spans(text: str, spans: list[Span], marker: str) -> str:
+    """``text`` with every (merged) span replaced by ``marker``."""
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        parts.append(marker)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)

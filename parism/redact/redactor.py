@@ -1,0 +1,186 @@
+"""The redactor: masks secrets in command output and in everything that echoes a request.
+
+Why it is built this way:
+- patterns are compiled once per configuration (``from_config``), never per call;
+- every hit of every rule is collected against the *original* text, overlapping hits are merged
+  and replaced in one pass, so one rule can never hide a secret from another by rewriting it;
+- the fallback engine is bounded by a time budget per call; when it runs out, the text is
+  withheld (``Masked.withheld_reason``) — fail closed, never returned unmasked;
+- an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
+  it is fixed every ``mask`` call withholds its text.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from parism.envelope import RegexEngineReport, RegexFallback
+from parism.redact.argv import argv_secrets
+from parism.redact.engine import (
+    CompiledPattern,
+    InvalidPattern,
+    PatternTimeout,
+    compile_pattern,
+    merge,
+    replace_spans,
+)
+from parism.redact.kube import secret_data_spans
+from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
+
+DEFAULT_MARKER = "[REDACTED]"
+FALLBACK_TIME_LIMIT_S = 0.25  # total budget of the fallback patterns for one text
+KUBE_RULE = "kubernetes_secret_data"
+PatternsMode = Literal["extend", "replace"]
+
+
+@dataclass
+class Masked:
+    """Masked text; ``withheld_reason`` set means ``text`` is empty and must not be replaced."""
+
+    text: str
+    count: int = 0
+    withheld_reason: str | None = None
+    fallback_ran: bool = False  # a non-RE2 pattern ran: the envelope carries regex_engine
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One rule's match, before merging: ``name`` is the rule (for fixture redaction logs)."""
+
+    start: int
+    end: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Found:
+    hits: list[Hit]
+    withheld_reason: str | None
+    fallback_ran: bool
+
+
+def _compile_user(patterns: Sequence[str]) -> tuple[list[CompiledPattern], list[str]]:
+    compiled: list[CompiledPattern] = []
+    problems: list[str] = []
+    for i, source in enumerate(patterns):
+        try:
+            compiled.append(compile_pattern(source, source))
+        except InvalidPattern as exc:
+            problems.append(f"guard.secrets.output_patterns[{i}]: {exc}")
+    return compiled, problems
+
+
+_DEFAULTS = [compile_pattern(p.name, p.regex) for p in DEFAULT_PATTERNS]
+_TAILS = [compile_pattern(p.name, p.regex) for p in TRUNCATED_TAIL_PATTERNS]
+
+
+def validate_output_patterns(patterns: Sequence[str] | None) -> list[str]:
+    """Config-time check: one message per pattern that no engine compiles (names the pattern)."""
+    return _compile_user(patterns or ())[1]
+
+
+class Redactor:
+    """Masks secrets; build with ``from_config`` (or directly in tests and library code)."""
+
+    def __init__(
+        self,
+        patterns: Sequence[str] = (),
+        *,
+        mode: PatternsMode = "extend",
+        enabled: bool = True,
+        marker: str = DEFAULT_MARKER,
+        fallback_time_limit_s: float = FALLBACK_TIME_LIMIT_S,
+    ) -> None:
+        user, self._problems = _compile_user(patterns)
+        self._patterns = ([] if mode == "replace" else list(_DEFAULTS)) + user
+        self._use_builtin_rules = mode != "replace"
+        self.enabled = enabled
+        self.marker = marker
+        self._limit_s = fallback_time_limit_s
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> Redactor:
+        """Read ``guard.secrets`` of a ``LoadedConfig`` (``parism.config.model.Secrets``)."""
+        secrets = cfg.settings.guard.secrets
+        return cls(
+            secrets.output_patterns or (),
+            mode=secrets.output_patterns_mode,
+            enabled=secrets.output_redaction_enabled,
+            marker=secrets.redaction_marker or DEFAULT_MARKER,
+        )
+
+    def problems(self) -> list[str]:
+        """Invalid user patterns, each naming its config key and the pattern (config errors)."""
+        return list(self._problems)
+
+    def report(self) -> RegexEngineReport:
+        """``regex_engine`` for describe: RE2 plus every pattern that had to fall back."""
+        if not self.enabled or not self._patterns:
+            return RegexEngineReport(used="none")
+        fallbacks = [
+            RegexFallback(pattern=p.source, reason=p.fallback_reason)
+            for p in self._patterns
+            if p.fallback_reason is not None
+        ]
+        return RegexEngineReport(used="re2", fallbacks=fallbacks)
+
+    def find(self, text: str, *, truncated: bool = False) -> Found:
+        """Every rule's hits in ``text`` (unmerged), or why the text must be withheld."""
+        if self._problems:
+            return Found([], "invalid redaction pattern: " + "; ".join(self._problems), False)
+        deadline = time.monotonic() + self._limit_s
+        rules = self._patterns + (_TAILS if truncated and self._use_builtin_rules else [])
+        hits: list[Hit] = []
+        fallback_ran = False
+        for rule in rules:
+            fallback_ran = fallback_ran or not rule.on_re2
+            try:
+                hits.extend(Hit(s, e, rule.name) for s, e in rule.spans(text, deadline))
+            except PatternTimeout as exc:
+                reason = (
+                    f"redaction pattern '{exc.source}' did not finish within "
+                    f"{int(self._limit_s * 1000)} ms; the text is withheld rather than "
+                    "returned unmasked"
+                )
+                return Found([], reason, True)
+        if self._use_builtin_rules:
+            hits.extend(Hit(s, e, KUBE_RULE) for s, e in secret_data_spans(text))
+        return Found([h for h in hits if text[h.start : h.end] != self.marker], None, fallback_ran)
+
+    def mask(self, text: str, *, truncated: bool = False) -> Masked:
+        """Mask ``text``; ``truncated`` also masks a secret cut short at the end of the text."""
+        if not self.enabled or not text:
+            return Masked(text)
+        found = self.find(text, truncated=truncated)
+        if found.withheld_reason is not None:
+            return Masked("", 0, found.withheld_reason, found.fallback_ran)
+        spans = merge([(h.start, h.end) for h in found.hits])
+        return Masked(replace_spans(text, spans, self.marker), len(spans), None, found.fallback_ran)
+
+    def mask_args(self, args: Sequence[str], *, cmd: str | None = None) -> list[str]:
+        """Arguments as they may be echoed: flag-positioned values and secret shapes masked."""
+        if not self.enabled:
+            return list(args)
+        out = list(args)
+        for s in reversed(argv_secrets(args, cmd)):
+            out[s.index] = out[s.index][: s.start] + self.marker + out[s.index][s.end :]
+        return [self._mask_or_marker(arg) for arg in out]
+
+    def mask_text(self, text: str, *, args: Sequence[str] = (), cmd: str | None = None) -> str:
+        """Mask an echo (guard/failure message, hint, audit line) that may quote ``args``.
+
+        Besides the output patterns, every value that ``mask_args`` would hide is removed
+        literally, so ``--password hunter2`` cannot come back inside a sentence.
+        """
+        if not self.enabled or not text:
+            return text
+        for s in argv_secrets(args, cmd):
+            text = text.replace(args[s.index][s.start : s.end], self.marker)
+        return self._mask_or_marker(text)
+
+    def _mask_or_marker(self, text: str) -> str:
+        masked = self.mask(text)
+        return self.marker if masked.withheld_reason is not None else masked.text
