@@ -1,0 +1,266 @@
+"""``netstat`` — internet connections, routing tables and interface tables (Linux, BSD, Windows).
+
+Schema::
+
+    {connections: [{proto, recv_q?: int, send_q?: int, local_address, local_host, local_port?,
+                    foreign_address, foreign_host, foreign_port?, state?, user?, inode?: int,
+                    pid?: int, program?, info?: [str], ...other header columns}],
+     routes?: [{destination, gateway?, genmask?, flags?, metric?: int, ref?: int, use?: int,
+                iface?, mss?: int, window?: int, irtt?: int, mtu?: int, expire?, family?}],
+     interfaces?: [{iface, mtu?: int|null, network?, address?, <counters>: int|null, flg?}],
+     skipped_sections?: [str], unparsed?: [str]}
+
+Why: ``local_address`` keeps the printed text (v1) and ``local_host``/``local_port`` split it at
+the last ``:`` (Linux, Windows) or the last ``.`` (macOS/FreeBSD ``ip.port``); ports stay text
+because netstat prints service names without ``-n``.  UDP rows have no state: ``state`` is set
+only when the token is a TCP state word (or the numeric state of a raw socket), so a
+``885/systemd-resolve`` never lands there.  ``PID/Program name`` is the rest of the line (program
+names contain spaces and colons).  Windows ``-b`` continuation lines go to the row's ``program``
+(``[svchost.exe]``) and ``info``.  UNIX-domain and kernel socket sections are not connection rows:
+their titles are listed in ``skipped_sections`` (a documented skip, not a silent one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.policy.tokenize import Tokens
+from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port
+
+_PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop")
+_PROTO = re.compile(r"^(?:tcp|udp|raw|sctp|icm|div|udpl)[0-9]*$", re.I)
+_NAME_ALIASES = {
+    "local address": "local_address", "foreign address": "foreign_address", "(state)": "state",
+    "pid/program name": "pid_program", "next hop": "gateway", "netif": "iface", "if": "iface",
+    "refs": "ref", "met": "metric", "flag": "flags", "name": "iface", "i-node": "inode",
+}
+_TEXT_COLUMNS = frozenset({"proto", "local_address", "foreign_address", "state", "user", "timer",
+                           "tcpcb", "socket", "flowhash", "destination", "gateway", "genmask",
+                           "flags", "iface", "expire", "network", "address", "flg", "program"})
+_SKIP_TITLES = ("Active UNIX", "Active LOCAL", "Active Multipath", "Active kernel", "Active Bluetooth",
+                "Registered kernel", "Active IPX", "Active AX.25", "Active NET/ROM")
+
+
+class Connection(BaseModel):
+    proto: str
+    local_address: str | None = None
+    foreign_address: str | None = None
+    state: str | None = None
+    model_config = {"extra": "allow"}
+
+
+class NetstatResult(BaseModel):
+    connections: list[Connection]
+    routes: list[dict] | None = None
+    interfaces: list[dict] | None = None
+    skipped_sections: list[str] | None = None
+    unparsed: list[str] | None = None
+
+
+def _field(name: str) -> str:
+    low = name.lower()
+    return _NAME_ALIASES.get(low, low.replace("-", "_").replace("/", "_"))
+
+
+def _value(field: str, text: str) -> object:
+    if field in _TEXT_COLUMNS:
+        return text
+    if text == "-":
+        return None
+    if text.isdigit():
+        return int(text)
+    if re.fullmatch(r"\d+\.\d+", text):
+        return float(text)
+    return text
+
+
+def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict[str, object] | None:
+    """Read one connection row by column order; see the module docstring for the rules."""
+    p = cols.index("proto")
+    try:
+        li = cols.index("local_address")
+    except ValueError:
+        return None
+    pre, mid, post = cols[:p], cols[p + 1:li], cols[li + 2:]
+    if len(tokens) < len(pre) + 3 or not _PROTO.match(tokens[len(pre)]):
+        return None
+    row: dict[str, object] = {c: _value(c, t) for c, t in zip(pre, tokens)}
+    i = len(pre)
+    row["proto"] = tokens[i]
+    i += 1
+    for c in mid:
+        if i < len(tokens) - 2 and tokens[i].isdigit():
+            row[c] = int(tokens[i])
+            i += 1
+    if i + 2 > len(tokens):
+        return None
+    for key, text in (("local", tokens[i]), ("foreign", tokens[i + 1])):
+        host, port = split_port(text, sep)
+        row[f"{key}_address"], row[f"{key}_host"] = text, host
+        if port is not None:
+            row[f"{key}_port"] = port
+    i += 2
+    for c in post:
+        if i >= len(tokens):
+            break
+        tok = tokens[i]
+        if c == "state":
+            raw = str(row["proto"]).lower().startswith("raw")
+            if tok in TCP_STATES or (raw and tok.isdigit()):
+                row["state"] = tok
+                i += 1
+            continue
+        if c == "pid_program":
+            rest = line[_offset(line, tokens, i):].rstrip()
+            row.update(pid_program(rest))
+            break
+        row[c] = _value(c, tok)
+        i += 1
+    return row
+
+
+def _offset(line: str, tokens: list[str], i: int) -> int:
+    """Character offset of token ``i`` in ``line`` (tokens are whitespace-separated)."""
+    pos = 0
+    for k in range(i + 1):
+        pos = line.index(tokens[k], pos)
+        if k < i:
+            pos += len(tokens[k])
+    return pos
+
+
+def _table_row(tokens: list[str], cols: list[str], gap_at: str | None) -> dict[str, object] | None:
+    """Routes and interfaces: one token per column; ``gap_at`` names the column that may be empty
+    (BSD ``netstat -i`` prints no Address for link rows)."""
+    if len(tokens) > len(cols):
+        return None
+    if gap_at in cols and len(tokens) == len(cols) - 1 and gap_at != cols[-1]:
+        k = cols.index(gap_at)
+        tokens = tokens[:k] + [""] + tokens[k:]
+    return {c: _value(c, t) for c, t in zip(cols, tokens) if t != ""}
+
+
+def _title_kind(s: str) -> str | None:
+    if s.startswith(_SKIP_TITLES):
+        return "skip"
+    if s.startswith(("Active Internet connections", "Active Connections")):
+        return "inet"
+    if s.startswith(("Kernel IP routing table", "Kernel IPv6 routing table", "Routing tables")):
+        return "route"
+    if s.startswith("Kernel Interface table"):
+        return "iface"
+    if s in ("Internet:", "Internet6:"):
+        return "family"
+    return None
+
+
+def parse(text: str, pin: ParseInput) -> dict:
+    sep = "." if pin.os in ("macos", "freebsd") else ":"
+    out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "skipped_sections": [], "unparsed": []}
+    mode: str | None = None
+    cols: list[str] = []
+    family: str | None = None
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        s = line.strip()
+        if not s:
+            continue
+        kind = _title_kind(s)
+        if kind == "family":
+            family = "inet6" if s == "Internet6:" else "inet"
+            continue
+        if kind is not None:
+            mode, cols = kind, []
+            family = "inet6" if "IPv6" in s else None
+            if kind == "skip":
+                out["skipped_sections"].append(s)
+            continue
+        if mode == "skip":
+            continue
+        first = s.split(None, 1)[0]
+        if first in ("Proto", "Tcpcb", "Socket") or (first == "Name" and "Mtu" in s) or first in ("Iface", "Destination"):
+            cols = [_field(n) for n in header_columns(s, _PHRASES)]
+            if first in ("Name", "Iface"):
+                mode = "iface"
+            elif first == "Destination":
+                mode = "route"
+            else:
+                mode = "inet"
+            continue
+        tokens = s.split()
+        row: dict[str, object] | None = None
+        if mode == "inet" and cols:
+            row = _connection(tokens, s, cols, sep)
+            if row is None and out["connections"] and pin.os == "windows" and line[:1].isspace():
+                _windows_owner(out["connections"][-1], s)
+                continue
+            if row is not None:
+                out["connections"].append(row)
+                continue
+        elif mode == "route" and cols:
+            row = _table_row(tokens, cols, None)
+            if row is not None:
+                if family:
+                    row["family"] = family
+                out["routes"].append(row)
+                continue
+        elif mode == "iface" and cols:
+            row = _table_row(tokens, cols, "address")
+            if row is not None:
+                out["interfaces"].append(row)
+                continue
+        out["unparsed"].append(s)
+    if not any(out[k] for k in ("connections", "routes", "interfaces")) and out["unparsed"]:
+        raise Unrecognized("netstat: no connection, route or interface row was recognised")
+    return {k: v for k, v in out.items() if v or k == "connections"}
+
+
+def _windows_owner(row: dict[str, object], s: str) -> None:
+    """``netstat -b``: `` [svchost.exe]`` names the program; other lines (service, notes) → info."""
+    if s.startswith("[") and s.endswith("]"):
+        row["program"] = s[1:-1]
+    else:
+        info = row.setdefault("info", [])
+        assert isinstance(info, list)
+        info.append(s)
+
+
+_BOOL = ("-t", "-u", "-l", "-n", "-p", "-a", "-W", "-e", "-o", "-4", "-6", "-r", "-i", "-w", "-x",
+         "-A", "-T", "-b", "-N", "-v", "-Z", "-L", "-S", "-q", "-y")
+_BAD = ("-s", "--statistics", "-g", "--groups", "-M", "--masquerade", "-c", "--continuous")
+_LONG = ("--tcp", "--udp", "--listening", "--numeric", "--programs", "--all", "--wide",
+         "--extend", "--timers", "--route", "--interfaces", "--raw", "--numeric-hosts",
+         "--numeric-ports", "--numeric-users", "--inet", "--inet6", "--udplite", "--sctp")
+
+
+def _supports(tokens: Tokens) -> str | None:
+    for bad in _BAD:
+        if tokens.has(bad):
+            return f"{bad} output has another layout (statistics/groups/continuous) not read by this parser"
+    return None
+
+
+PARSER = Parser(
+    id="netstat",
+    contract=Contract(
+        flags={**{f: "bool" for f in _BOOL}, **{f: "bool" for f in _LONG},
+               **{f: "bool" for f in _BAD}, "-I": "attached", "-f": "value"},
+        values={"-f": "inet|inet6|unix|link"},
+        max_positionals=1,  # BSD/Windows `-p tcp` reads the protocol as the next word
+        positional_pattern=r"(?i:tcp|udp|ip|icmp|tcpv6|udpv6|ipv6|icmpv6|tcp6|udp6|ip6|icmp6)",
+        supports=_supports,
+        hint=lambda args: [a for a in args if a not in _BAD] or ["-tuln"],
+    ),
+    parse=parse,
+    schema=NetstatResult,
+    rows_key="connections",
+    row_fields=("proto", "recv_q", "send_q", "local_address", "local_host", "local_port",
+                "foreign_address", "foreign_host", "foreign_port", "state", "user", "inode", "pid",
+                "program", "info", "timer", "tcpcb", "socket", "flowhash", "rxbytes", "txbytes"),
+    header_lines=0,
+    noise=r"^\s*(?:Active |Proto |Kernel |Routing tables|Internet6?:|Destination |Iface |Name )",
+    examples=(("-tuln",), ("-tulpn",), ("-an",), ("-rn",), ("-i",)),
+)
