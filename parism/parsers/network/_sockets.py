@@ -50,3 +50,13 @@ def pid_program(text: str) -> dict[str, object]:
     if slash and pid.isdigit():
         return {"pid": int(pid), "program": program.rstrip()}
     return {}
+
+
+def token_offset(line: str, tokens: list[str], i: int) -> int:
+    """Character offset of whitespace token ``i`` of ``line`` (``tokens`` = ``line.split()``)."""
+    pos = 0
+    for k in range(i + 1):
+        pos = line.index(tokens[k], pos)
+        if k < i:
+            pos += len(tokens[k])
+    return pos

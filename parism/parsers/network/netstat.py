@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.policy.tokenize import Tokens
-from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port
+from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port, token_offset
 
 _PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop")
 _PROTO = re.compile(r"^(?:tcp|udp|raw|sctp|icm|div|udpl)[0-9]*$", re.I)
@@ -114,22 +114,12 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
                 i += 1
             continue
         if c == "pid_program":
-            rest = line[_offset(line, tokens, i):].rstrip()
+            rest = line[token_offset(line, tokens, i):].rstrip()
             row.update(pid_program(rest))
             break
         row[c] = _value(c, tok)
         i += 1
     return row
-
-
-def _offset(line: str, tokens: list[str], i: int) -> int:
-    """Character offset of token ``i`` in ``line`` (tokens are whitespace-separated)."""
-    pos = 0
-    for k in range(i + 1):
-        pos = line.index(tokens[k], pos)
-        if k < i:
-            pos += len(tokens[k])
-    return pos
 
 
 def _table_row(tokens: list[str], cols: list[str], gap_at: str | None) -> dict[str, object] | None:
