@@ -1,0 +1,225 @@
+"""Configuration: profile → global → project → ``PARISM_*`` environment (spec decisions 2, 3, 12).
+
+``load_config`` never raises.  Every invalid value becomes a ``ConfigProblem`` in
+``LoadedConfig.errors`` (the engine then answers ``config/invalid_config`` for every tool but
+``describe``); the settings still hold the valid values, so ``describe`` can show them.
+
+Layers, later overriding earlier per dotted key:
+
+1. code defaults (origin ``default``)
+2. the profile file's ``[guard]`` / ``[sandbox]`` tables (``profile:<file>``)
+3. global ``~/.parism/prism.config.json`` then ``~/.parism/config.toml`` (``global:<file>``)
+4. project ``<cwd>/prism.config.json`` then ``<cwd>/parism.toml`` (``project:<file>``) — may only
+   tighten unless the global layer sets ``trust_project_config = true``
+5. ``PARISM_*`` variables (``env:PARISM_X``)
+
+An explicit file (``config_path`` or ``PARISM_CONFIG``) replaces layers 3 and 4 and is trusted.
+The profile file is chosen by the global/explicit layer or ``PARISM_PROFILE``; a project may
+only switch to the shipped ``readonly`` profile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from parism.config.layers import (
+    ConfigProblem,
+    Leaves,
+    env_layers,
+    flatten,
+    leaf_keys,
+    migrate_legacy,
+    read_document,
+    resolve_paths,
+)
+from parism.config.model import (
+    CommandPolicy,
+    GuardSettings,
+    Profile,
+    SandboxSettings,
+    Settings,
+)
+from parism.config.profiles import load_profile
+from parism.config.trust import widening
+
+__all__ = ["ConfigProblem", "LoadedConfig", "load_config", "Settings", "Profile", "CommandPolicy"]
+
+
+@dataclass
+class LoadedConfig:
+    """The effective configuration and its provenance."""
+
+    settings: Settings
+    profile: Profile
+    origins: dict[str, str]
+    errors: list[ConfigProblem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cwd: str = ""  # the server's working directory at load time (default cwd of every call)
+    files: list[str] = field(default_factory=list)  # configuration files actually read
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def policy(self, cmd: str) -> CommandPolicy | None:
+        """The command's policy: ``guard.command_policies`` replaces the profile's entry."""
+        return self.settings.guard.command_policies.get(cmd) or self.profile.commands.get(cmd)
+
+    def effective(self) -> dict[str, dict[str, Any]]:
+        """Dotted key → ``{value, origin}`` for ``parism config``."""
+        flat = _flat_values(self.settings)
+        return {key: {"value": flat[key], "origin": self.origins.get(key, "default")} for key in flat}
+
+    def error_message(self) -> str:
+        """One line naming every problem (file and key), for ``failure.message``."""
+        return "invalid configuration: " + "; ".join(str(p) for p in self.errors)
+
+
+def _flat_values(settings: Settings) -> dict[str, Any]:
+    data = settings.model_dump(by_alias=True)
+    out = {}
+    for key in leaf_keys():
+        node: Any = data
+        for part in key.split("."):
+            node = node[part]
+        out[key] = node
+    return out
+
+
+_MERGED_PER_ENTRY = {"guard.command_arg_restrictions", "guard.command_policies"}
+
+
+class _Stack:
+    """Applies layers in order, remembering which layer set each key."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = _flat_values(Settings())
+        self.origins: dict[str, str] = {key: "default" for key in self.values}
+
+    def apply(self, leaves: Leaves, origin: str) -> None:
+        for key, value in leaves.items():
+            if key in _MERGED_PER_ENTRY and isinstance(self.values.get(key), dict):
+                value = {**self.values[key], **value}
+            self.values[key] = value
+            self.origins[key] = origin
+
+    def settings(self) -> Settings:
+        tree: dict[str, Any] = {}
+        for key, value in self.values.items():
+            node = tree
+            *parents, leaf = key.split(".")
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[leaf] = value
+        return Settings.model_validate(tree)
+
+
+def _file_layer(path: str, origin_kind: str, warnings: list[str]) -> tuple[str, Leaves, list[ConfigProblem]] | None:
+    doc, problems = read_document(path)
+    if doc is None and not problems:
+        return None
+    origin = f"{origin_kind}:{path}"
+    if doc is None:
+        return origin, {}, problems
+    migrate_legacy(doc, path, warnings)
+    leaves, more = flatten(doc, path)
+    resolve_paths(leaves, os.path.dirname(path))
+    return origin, leaves, problems + more
+
+
+def _profile_layer(profile: Profile, origin: str) -> tuple[Leaves, list[ConfigProblem]]:
+    leaves: Leaves = {}
+    problems: list[ConfigProblem] = []
+    for table, model in (("guard", GuardSettings), ("sandbox", SandboxSettings)):
+        raw = getattr(profile, table)
+        if "profile" in raw and table == "guard":
+            problems.append(ConfigProblem(profile.path, "guard.profile", "a profile cannot select a profile"))
+            raw = {k: v for k, v in raw.items() if k != "profile"}
+        got, more = flatten(raw, profile.path, model, f"{table}.")
+        leaves.update(got)
+        problems.extend(more)
+    return leaves, problems
+
+
+def load_config(config_path: str | None = None, *, cwd: str | None = None,
+                environ: Mapping[str, str] | None = None) -> LoadedConfig:
+    """Load and validate every layer; never raises (problems are in ``.errors``)."""
+    env = os.environ if environ is None else environ
+    server_cwd = os.path.abspath(cwd or os.getcwd())
+    home = env.get("HOME") or os.path.expanduser("~")
+    warnings: list[str] = []
+    errors: list[ConfigProblem] = []
+    explicit = config_path or env.get("PARISM_CONFIG") or None
+
+    file_layers: list[tuple[str, Leaves, list[ConfigProblem], bool]] = []  # + trusted?
+    if explicit:
+        layer = _file_layer(os.path.abspath(os.path.expanduser(explicit)), "explicit", warnings)
+        if layer is None:
+            errors.append(ConfigProblem(explicit, "", "configuration file not found"))
+        else:
+            file_layers.append((*layer, True))
+    else:
+        for name in ("prism.config.json", "config.toml"):
+            layer = _file_layer(os.path.join(home, ".parism", name), "global", warnings)
+            if layer:
+                file_layers.append((*layer, True))
+        trusted = any(leaves.get("trust_project_config") for _, leaves, _, _ in file_layers)
+        for name in ("prism.config.json", "parism.toml"):
+            layer = _file_layer(os.path.join(server_cwd, name), "project", warnings)
+            if layer:
+                file_layers.append((*layer, trusted))
+    envs = env_layers(env, server_cwd)
+
+    # The profile is chosen before the layers are stacked, because it is their base.
+    profile_name = "readonly"
+    for _, leaves, _, trusted in file_layers:
+        if trusted and "guard.profile" in leaves:
+            profile_name = leaves["guard.profile"]
+    for origin, leaves, _ in envs:
+        profile_name = leaves.get("guard.profile", profile_name)
+    for origin, leaves, _, trusted in file_layers:
+        if not trusted and leaves.get("guard.profile") == "readonly":
+            profile_name = "readonly"
+    profile, problems = load_profile(profile_name)
+    errors.extend(problems)
+
+    stack = _Stack()
+    stack.values["guard.allowed_paths"] = [server_cwd]
+    profile_origin = f"profile:{profile.path}"
+    leaves, problems = _profile_layer(profile, profile_origin)
+    errors.extend(problems)
+    stack.apply(leaves, profile_origin)
+    for origin, leaves, problems, trusted in file_layers:
+        errors.extend(problems)
+        if not trusted:
+            bad = widening(leaves, stack.values, origin.split(":", 1)[1])
+            errors.extend(bad)
+            leaves = {k: v for k, v in leaves.items() if not any(p.key == k for p in bad)}
+            leaves.pop("trust_project_config", None)
+        stack.apply(leaves, origin)
+    for origin, leaves, problems in envs:
+        errors.extend(problems)
+        stack.apply(leaves, origin)
+    stack.values["guard.profile"] = profile_name
+
+    settings = stack.settings()
+    if settings.guard.allowed_paths == []:
+        warnings.append(
+            "WARNING: guard.allowed_paths is [] — path checks are OFF: commands may read any path "
+            f"the server can read (set by {stack.origins['guard.allowed_paths']})"
+        )
+    for p in settings.guard.allowed_paths or []:
+        if not os.path.isdir(p):
+            warnings.append(f"guard.allowed_paths entry {p} is not an existing directory")
+    return LoadedConfig(
+        settings=settings,
+        profile=profile,
+        origins=stack.origins,
+        errors=errors,
+        warnings=warnings,
+        cwd=server_cwd,
+        files=[o.split(":", 1)[1] for o, *_ in file_layers],
+    )

@@ -1,0 +1,174 @@
+"""Typed configuration: the ``Settings`` tree, command policies and the loaded profile.
+
+Every table forbids unknown keys (spec decision 2: a typo is an error naming the key, not a
+silently ignored value).  Defaults here are the *code* defaults (origin ``default``); the shipped
+profile files override most of them (origin ``profile:<file>``), so a profile is readable on its
+own.  Key names are documented in docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FlagKindName = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
+PositionalKind = Literal["path", "any", "none", "url", "data", "host"]
+NamespaceClass = Literal["isolated", "host_procs", "host_mounts", "host_net"]
+
+DEFAULT_BLOCK_PATTERNS: list[str] = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|"]
+DEFAULT_ENV_PATTERNS: list[str] = ["TOKEN", "SECRET", "AUTHZ", "PASSWORD", "PASSWD", "CREDENTIAL"]
+
+
+class Strict(BaseModel):
+    """Base for every config table: unknown keys are errors, values are validated on assignment."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ArgRestriction(Strict):
+    blocked_flags: list[str] = Field(default_factory=list)
+
+
+class CommandSandbox(Strict):
+    """How the sandbox confines one command (sandbox-notes §2.5)."""
+
+    namespace: NamespaceClass = "isolated"
+    network: bool = False
+    binds: list[str] = Field(default_factory=list)
+
+
+class Requirement(Strict):
+    """At least one of ``any_of`` must be given, or the command would never end (ping -c)."""
+
+    any_of: list[str]
+    hint: str
+
+
+class CommandPolicy(Strict):
+    """What one command may be asked to do (contract §8.6; keys documented in docs/guard.md)."""
+
+    subcommands: list[str] | None = None
+    flags: dict[str, FlagKindName] = Field(default_factory=dict)
+    positionals: PositionalKind = "any"
+    positional_kinds: list[PositionalKind] = Field(default_factory=list)
+    pattern_flags: list[str] = Field(default_factory=list)
+    sub_positionals: dict[str, PositionalKind] = Field(default_factory=dict)
+    sub_flags: dict[str, dict[str, FlagKindName]] = Field(default_factory=dict)
+    sub_verbs: dict[str, list[str]] = Field(default_factory=dict)
+    leading_flags: dict[str, FlagKindName] = Field(default_factory=dict)
+    single_dash_long: bool = False
+    numeric_flag: bool = False
+    plus_flags: bool = False
+    stop_at_positional: bool = False
+    max_positionals: int | None = Field(default=None, ge=0)
+    file_ref_flags: list[str] = Field(default_factory=list)
+    denied_values: dict[str, list[str]] = Field(default_factory=dict)
+    allowed_values: dict[str, list[str]] = Field(default_factory=dict)
+    never_ends: dict[str, str] = Field(default_factory=dict)
+    sub_never_ends: dict[str, dict[str, str]] = Field(default_factory=dict)
+    requires: list[Requirement] = Field(default_factory=list)
+    sub_requires: dict[str, list[Requirement]] = Field(default_factory=dict)
+    positional_prefix: str | None = None
+    sandbox: CommandSandbox = Field(default_factory=CommandSandbox)
+
+
+class Secrets(Strict):
+    env_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_ENV_PATTERNS))
+    env_allow: list[str] = Field(default_factory=list)
+    output_patterns: list[str] | None = None
+    output_patterns_mode: Literal["extend", "replace"] = "extend"
+    output_redaction_enabled: bool = False
+    redaction_marker: str = "[REDACTED]"
+
+
+class GuardSettings(Strict):
+    allowed_commands: list[str] = Field(default_factory=list)
+    allowed_paths: list[str] | None = None  # None → the server's cwd at start (filled by the loader)
+    profile: str = "readonly"
+    timeout_ms: int = Field(default=10000, ge=0)
+    max_output_bytes: int = Field(default=102400, ge=0)
+    max_stderr_bytes: int = Field(default=262144, ge=0)
+    max_items: int = Field(default=500, ge=0)
+    default_page_size: int = Field(default=100, ge=0)
+    max_page_size: int = Field(default=1000, ge=1)
+    max_concurrency: int = Field(default=4, ge=1)
+    block_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_BLOCK_PATTERNS))
+    command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=dict)
+    command_policies: dict[str, CommandPolicy] = Field(default_factory=dict)
+    secrets: Secrets = Field(default_factory=Secrets)
+
+
+class AuditSettings(Strict):
+    enabled: bool = False
+    path: str = "~/.parism/audit.jsonl"
+
+
+class AdaptiveThresholds(Strict):
+    json_: int = Field(default=0, ge=0, alias="json")
+    compact: int = Field(default=50, ge=0)
+    json_no_raw: int = Field(default=200, ge=0)
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+
+
+class ExternalCapabilities(Strict):
+    fs_read: list[tuple[str, str]] = Field(default_factory=list)
+    env: list[tuple[str, str]] = Field(default_factory=list)
+
+
+class ParsersSettings(Strict):
+    strict_schemas: bool = False
+    adaptive_format_threshold: AdaptiveThresholds = Field(default_factory=AdaptiveThresholds)
+    external_isolation: Literal["worker", "none"] = "worker"
+    external_time_limit_ms: int = Field(default=500, ge=0)
+    external_memory_limit_mb: int = Field(default=128, ge=0)
+    external_capabilities: ExternalCapabilities = Field(default_factory=ExternalCapabilities)
+
+
+class TelemetrySettings(Strict):
+    enabled: bool = False
+
+
+class SandboxLimits(Strict):
+    """rlimits applied inside the sandbox (sandbox-notes §3.3).  0 means unlimited, except
+    ``cpu_grace_s``: the CPU limit is the timeout plus this many seconds."""
+
+    nproc: int = Field(default=64, ge=0)
+    as_mb: int = Field(default=2048, ge=0)
+    fsize_mb: int = Field(default=64, ge=0)
+    cpu_grace_s: int = Field(default=5, ge=0)
+    nofile: int = Field(default=1024, ge=0)
+    core: int = Field(default=0, ge=0)
+    oom_score_adj: int = Field(default=1000, ge=-1000, le=1000)
+
+
+class SandboxSettings(Strict):
+    mode: Literal["auto", "required", "off"] = "auto"
+    bwrap_path: str = ""  # "" → find bwrap (prefer /usr/bin/bwrap)
+    tmp_size_mb: int = Field(default=64, ge=1)
+    writable_project: bool = False
+    network: bool = False  # default for commands whose policy does not say
+    limits: SandboxLimits = Field(default_factory=SandboxLimits)
+
+
+class Settings(Strict):
+    guard: GuardSettings = Field(default_factory=GuardSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    parsers: ParsersSettings = Field(default_factory=ParsersSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    trust_project_config: bool = False
+
+
+class Profile(BaseModel):
+    """A loaded profile file: its name, where it came from, its command policies and the raw
+    ``[sandbox]`` table (kept raw so the sandbox can read keys this model does not know)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    path: str
+    commands: dict[str, CommandPolicy] = Field(default_factory=dict)
+    sandbox: dict[str, Any] = Field(default_factory=dict)
+    guard: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,198 @@
+"""The guard: decide, before any process exists, whether a call may run (contract §8).
+
+Seed order, first failing step wins (the step is observable in ``reason``):
+
+1. allowlist — ``command_not_allowed`` (not listed, or no policy: deny by default, decision 4)
+2. paths — ``path_not_allowed`` (cwd, and every value the policy types as a path)
+3. injection — ``injection_pattern`` (``block_patterns`` on every value not typed ``data``;
+   NUL and newline)
+4. policy — ``arg_not_allowed`` (subcommands, flags, values, never-ending forms, URL schemes,
+   metadata addresses, ``command_arg_restrictions``)
+
+``check`` is also the whole of ``dry_run``.  It never raises: bad input becomes a refusal.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from parism.config import LoadedConfig
+from parism.config.model import CommandPolicy
+from parism.envelope import Failure
+from parism.paths import Roots, is_system_ancestor, looks_like_path
+from parism.policy.network import host_problem, url_problem
+from parism.policy.rewrite import exec_args
+from parism.policy.rules import Classified, Value, classify
+from parism.policy.tokenize import Tokens
+
+PATH_KINDS = {"path"}
+CHECKED_IF_PATHLIKE = {"any", "value"}
+
+
+@dataclass
+class Decision:
+    allowed: bool
+    failure: Failure | None = None
+    policy: CommandPolicy | None = None
+    tokens: Tokens | None = None
+    cwd: str = ""
+    exec_args: list[str] = field(default_factory=list)  # arguments to run, without the program name
+    network: bool = False
+    namespace_class: str = "isolated"
+    binds: list[str] = field(default_factory=list)
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    profile: str = ""
+    subcommand: str | None = None
+
+    @property
+    def reason(self) -> str | None:
+        return self.failure.reason if self.failure else None
+
+
+def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
+    decision.allowed = False
+    decision.failure = Failure(kind="guard", reason=reason, message=message, hint=hint)
+    return decision
+
+
+def _allowlist(cmd: str, cfg: LoadedConfig) -> tuple[str, str | None] | None:
+    """(message, hint) when ``cmd`` may not run."""
+    message = f"Command '{cmd}' is not in the allowed list"
+    if cmd not in cfg.settings.guard.allowed_commands:
+        hint = None
+        if cfg.policy(cmd) is not None:
+            hint = f"add '{cmd}' to guard.allowed_commands to enable it"
+        return message, hint
+    if cfg.policy(cmd) is None:
+        return message, (f"'{cmd}' has no policy in profile '{cfg.profile.name}'; "
+                         "add one under guard.command_policies (or use a profile that has one)")
+    return None
+
+
+def _resolve_cwd(cwd: str | None, cfg: LoadedConfig) -> str:
+    base = cwd if cwd else cfg.cwd
+    return os.path.realpath(os.path.join(cfg.cwd, os.path.expanduser(base)))
+
+
+def _path_values(classified: Classified, cwd: str) -> list[Value]:
+    return [v for v in classified.values
+            if v.kind in PATH_KINDS or (v.kind in CHECKED_IF_PATHLIKE and looks_like_path(v.text, cwd))]
+
+
+def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) -> Decision | None:
+    cwd = decision.cwd
+    if not os.path.isdir(cwd):
+        return _refuse(decision, "path_not_allowed", f"Working directory '{cwd}' does not exist")
+    if is_system_ancestor(cwd):
+        return _refuse(decision, "path_not_allowed",
+                       f"Working directory '{cwd}' is outside allowed paths. The root directory and "
+                       "ancestors of system directories are never allowed.",
+                       "run from the project directory")
+    allowed = cfg.settings.guard.allowed_paths
+    if not allowed:
+        return None
+    roots = Roots(allowed)
+    if not roots.contains(cwd, "/"):
+        return _refuse(decision, "path_not_allowed",
+                       f"Working directory '{cwd}' is outside allowed paths. Allowed: {', '.join(allowed)}")
+    for value in _path_values(classified, cwd):
+        if "\0" in value.text:
+            continue  # refused by the injection step
+        if not roots.contains(value.text, cwd):
+            return _refuse(decision, "path_not_allowed",
+                           f"Path argument '{value.arg}' resolves outside allowed paths. "
+                           f"Allowed: {', '.join(allowed)}")
+    return None
+
+
+def _check_injection(decision: Decision, classified: Classified, args: list[str],
+                     cfg: LoadedConfig) -> Decision | None:
+    data_values = {(v.index, v.text) for v in classified.values if v.kind == "data"}
+    patterns = cfg.settings.guard.block_patterns
+    for index, arg in enumerate(args):
+        if "\0" in arg:
+            return _refuse(decision, "injection_pattern", f"Blocked pattern 'NUL' detected in argument {arg!r}")
+        checked = arg
+        for idx, text in data_values:
+            if idx == index and checked.endswith(text):
+                checked = checked[: len(checked) - len(text)]
+        if "\n" in checked or "\r" in checked:
+            return _refuse(decision, "injection_pattern",
+                           f"Blocked pattern 'newline' detected in argument {arg!r}")
+        for pattern in patterns:
+            if pattern and pattern in checked:
+                return _refuse(decision, "injection_pattern",
+                               f"Blocked pattern '{pattern}' detected in argument '{arg}'",
+                               "no shell runs the command, so shell syntax has no effect; pass each "
+                               "argument separately, or put patterns/format strings in a flag the "
+                               "policy marks as data")
+    return None
+
+
+def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: LoadedConfig) -> Decision | None:
+    policy = decision.policy
+    assert policy is not None
+    for violation in classified.violations:
+        return _refuse(decision, "arg_not_allowed",
+                       f"Argument '{violation.arg}' is not allowed for command '{cmd}': {violation.detail}",
+                       violation.hint)
+    restriction = cfg.settings.guard.command_arg_restrictions.get(cmd)
+    if restriction:
+        for tok in classified.tokens.flags:
+            if tok.name in restriction.blocked_flags:
+                return _refuse(decision, "arg_not_allowed",
+                               f"Argument '{tok.text}' is not allowed for command '{cmd}'",
+                               f"blocked by guard.command_arg_restrictions.{cmd}")
+    for value in classified.values:
+        problem = None
+        if value.kind == "url":
+            problem = url_problem(value.text)
+        elif value.kind == "host":
+            problem = host_problem(value.text.lstrip("@"))
+        if problem:
+            return _refuse(decision, "arg_not_allowed",
+                           f"Argument '{value.arg}' is not allowed for command '{cmd}': {problem}")
+    return None
+
+
+def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> None:
+    box = policy.sandbox
+    decision.namespace_class = box.namespace
+    decision.network = box.network
+    decision.binds = [os.path.expanduser(b) for b in box.binds]
+    merged = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
+    merged.update(namespace=box.namespace, network=box.network, binds=decision.binds)
+    decision.sandbox = merged
+
+
+def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Decision:
+    """Run the four guard steps; the returned ``Decision`` says whether and how to run."""
+    decision = Decision(allowed=False, profile=cfg.profile.name)
+    if not isinstance(cmd, str) or not all(isinstance(a, str) for a in args):
+        return _refuse(decision, "arg_not_allowed", "Command and arguments must be strings")
+    args = list(args)
+    refused = _allowlist(cmd, cfg)
+    if refused:
+        return _refuse(decision, "command_not_allowed", *refused)
+    policy = cfg.policy(cmd)
+    assert policy is not None
+    decision.policy = policy
+    try:
+        decision.cwd = _resolve_cwd(cwd, cfg)
+    except (ValueError, OSError) as exc:
+        return _refuse(decision, "path_not_allowed", f"Working directory '{cwd}' is not valid: {exc}")
+    classified = classify(args, policy)
+    decision.tokens = classified.tokens
+    decision.subcommand = classified.subcommand
+    for step in (lambda: _check_paths(decision, classified, cfg),
+                 lambda: _check_injection(decision, classified, args, cfg),
+                 lambda: _check_policy(decision, cmd, classified, cfg)):
+        if step() is not None:
+            return decision
+    sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
+    decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, decision.cwd)
+    _sandbox(decision, policy, cfg)
+    decision.allowed = True
+    return decision
