@@ -100,10 +100,14 @@ class Sandbox:
 
     # -- plans -----------------------------------------------------------------------------
 
+    def identity_for(self, cwd: str) -> identity.RunAs:
+        """Who a command in ``cwd`` runs as (rules in identity.py)."""
+        return identity.choose(os.path.realpath(cwd), self.unprivileged_uid)
+
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str) -> Plan:
-        run_as = identity.choose(cwd, self.unprivileged_uid)
+        run_as = self.identity_for(cwd)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""))
         limits = planning.limit_values(self.settings, overrides)
@@ -118,6 +122,7 @@ class Sandbox:
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
             env=planning.sandbox_env(env, bind_paths), run_as=run_as,
+            deny_unix_sockets=planning.UNIX_FILTER,
             mask_files=mask_files, mask_dirs=mask_dirs,
         )
 
@@ -164,13 +169,14 @@ class Sandbox:
     def status(self) -> dict[str, Any]:
         """``describe.sandbox`` (spec decision 13)."""
         res = self.probed()
-        run_as = identity.choose(self.server_cwd, self.unprivileged_uid)
+        run_as = self.identity_for(self.server_cwd)
         limits = planning.limit_values(self.settings)
         active = self.mode != "off" and res.level != "none"
         return {
             "engine": "bwrap", "version": res.version, "mode": self.mode, "level": res.level,
             "active": active, "reason": res.reason,
             "features": {**res.features, "pid_namespace": res.level == "full",
+                         "unix_socket_filter": active and planning.UNIX_FILTER,
                          "net_isolation": active, "pool": self._pool_size > 0 and active},
             "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
                                                                    planning.DEFAULT_TMP_MB))},

@@ -55,6 +55,35 @@ def apply_limits(limits, oom_score_adj):
         f.write(str(oom_score_adj))
 
 
+# seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()
+# to a Unix socket inside an allowed path (notes §2.6); without this filter a socket in the
+# project (a dev server, an agent) would be reachable. Other ABIs (x32, int 0x80) are refused.
+AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+
+
+def deny_unix_sockets():
+    import ctypes
+    arch = AUDIT_ARCH.get(os.uname().machine)
+    if arch is None:
+        raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")
+    audit, nr_socket = arch
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    deny = 0x00050000 | errno.EACCES
+    prog = [(ld, 0, 0, 4), (jeq, 0, 6, audit), (ld, 0, 0, 0), (jge, 4, 0, 0x40000000),
+            (jeq, 0, 2, nr_socket), (ld, 0, 0, 16), (jeq, 1, 0, 1), (ret, 0, 0, 0x7FFF0000),
+            (ret, 0, 0, deny)]
+    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(len(prog), ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp filter refused")
+
+
 def main():
     control, status = int(sys.argv[1]), int(sys.argv[2])
     head = read_exact(control, 4)
@@ -75,6 +104,8 @@ def main():
             for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
                 signal.signal(sig, signal.SIG_DFL)
             apply_limits(msg["limits"], msg["oom_score_adj"])
+            if msg.get("deny_unix_sockets"):
+                deny_unix_sockets()
             os.execv(argv[0], argv)
         except OSError as exc:
             name = errno.errorcode.get(exc.errno or 0, "EIO")

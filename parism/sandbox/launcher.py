@@ -63,8 +63,8 @@ class Prepared:
             raise RuntimeError("a pre-started sandbox serves exactly one command")
         self.used = True
         limits = {name: value for name, value in self.plan.rlimits}
-        body = json.dumps({"argv": argv, "limits": limits,
-                           "oom_score_adj": self.plan.oom_score_adj}).encode()
+        body = json.dumps({"argv": argv, "limits": limits, "oom_score_adj": self.plan.oom_score_adj,
+                           "deny_unix_sockets": self.plan.deny_unix_sockets}).encode()
         try:
             os.write(self._control_w, struct.pack(">I", len(body)) + body)
         except OSError:

@@ -22,6 +22,7 @@ LIMIT_KEYS = ("nproc", "as_mb", "fsize_mb", "cpu_grace_s", "nofile", "core", "oo
 DEFAULT_LIMITS: dict[str, int] = {"nproc": 64, "as_mb": 2048, "fsize_mb": 64, "cpu_grace_s": 5,
                                   "nofile": 1024, "core": 0, "oom_score_adj": 1000}
 DEFAULT_TMP_MB = 64
+UNIX_FILTER = os.uname().machine in ("x86_64", "aarch64")  # the helper's seccomp filter
 # A bind to one of these hands the sandbox a root-equivalent or host-control channel.
 WEAKENING_BINDS = ("/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
                    "/run/podman/podman.sock")
@@ -45,6 +46,7 @@ class Plan:
     oom_score_adj: int
     env: tuple[tuple[str, str], ...]
     run_as: RunAs
+    deny_unix_sockets: bool = True  # seccomp: no socket(AF_UNIX) (x86_64/aarch64 only)
     mask_files: tuple[str, ...] = ()
     mask_dirs: tuple[str, ...] = ()
 

@@ -1,0 +1,1 @@
+"""Helpers for the sandbox containment tests (tests/security/test_sandbox_*.py)."""
