@@ -1,0 +1,316 @@
+"""The engine: one call through guard → sandbox → executor → redactor → parser → shaper → audit.
+
+Stable API (the MCP server and the CLI only serialise these results with ``to_wire()``):
+
+    create_engine(config_path: str | None = None) -> Engine
+    Engine.run(cmd, args=None, cwd=None, format=None, includeDiff=False,
+               contract_version="stable") -> Envelope
+    Engine.run_paged(cmd, args=None, cwd=None, page=0, page_size=None, includeDiff=False) -> Envelope
+    Engine.describe(cmd=None) -> DescribeResult
+    Engine.dry_run(cmd, args=None, cwd=None) -> DryRunResult
+    Engine.parse_output(cmd, args, raw, os=None, format=None) -> Envelope
+    await Engine.arun(...)        same parameters as run, cancellable
+    await Engine.arun_paged(...)  same parameters as run_paged, cancellable
+
+``format=None`` means "not chosen": the adaptive format may compact (§6.4); an explicit
+``"json"`` is honoured as is. Nothing here raises for bad input or a failing command: every
+outcome is an envelope. This module orchestrates only; each stage lives in its own module
+(``guard``, ``sandbox``, ``executor``, ``redact``, ``parsers``, ``shape``, ``results``,
+``paging``, ``describe``, ``audit``).
+
+Async calls run the whole pipeline in a worker thread (so ``describe`` answers while a long
+command runs); on cancellation the cancel token is set and the caller waits, shielded, until
+the child's process tree is dead (mcp-notes §1.10).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+
+from parism import guard as guard_mod
+from parism.audit import AuditLog
+from parism.availability import availability
+from parism.childenv import ChildEnv, build_child_env
+from parism.config import LoadedConfig, load_config
+from parism.describe import describe_command, describe_host
+from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, PageInfo
+from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
+from parism.fsdiff import diff, snapshot
+from parism.paging import PageCache, page_of
+from parism.parsers.osinfo import host_os
+from parism.pipeline import Finisher, Ran
+from parism.redact import Redactor
+from parism.results import no_process
+from parism.sandbox import Sandbox
+from parism.shape import FORMATS
+
+HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound
+PAGED_CAPTURE = 10 * 1024 * 1024  # run_paged keeps the whole output up to this (v1's buffer)
+NO_TIMEOUT_S = 3600.0  # timeout_ms = 0
+CANCEL_WAIT_S = 10.0
+T = TypeVar("T")
+
+
+@dataclass
+class Request:
+    tool: str
+    cmd: str
+    args: list[str]
+    cwd: str | None
+    format: str | None = None
+    include_diff: bool = False
+    contract_version: str = "stable"
+
+
+@dataclass
+class Prepared:
+    req: Request
+    decision: Any
+    spec: ExecSpec
+    launcher: Any
+    guard_ms: float
+
+
+class Engine:
+    def __init__(self, cfg: LoadedConfig) -> None:
+        self.cfg = cfg
+        self.redactor = Redactor.from_config(cfg)
+        self.sandbox = Sandbox.from_config(cfg)
+        self.audit = AuditLog.from_config(cfg)
+        self.child_env: ChildEnv = build_child_env(cfg, os.environ)
+        self.slots = Slots(cfg.settings.guard.max_concurrency)
+        self.pages = PageCache()
+        self.os = host_os()
+        self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
+        self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
+
+    # -- public, sync -----------------------------------------------------------------
+
+    def run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
+            format: str | None = None, includeDiff: bool = False,
+            contract_version: str = "stable") -> Envelope:
+        req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
+        return self._run(req, CancelToken())
+
+    def run_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
+                  page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
+        req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
+        return self._run_paged(req, page, page_size, CancelToken())
+
+    def describe(self, cmd: str | None = None) -> DescribeResult:
+        if cmd is None:
+            return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
+                                 regex=self.redactor.report(), errors=self.errors,
+                                 env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped})
+        return describe_command(cmd, self.cfg, self.os, self._passes)
+
+    def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
+        if self.errors:
+            return DryRunResult(would_pass=False, reason="invalid_config", message=self._config_message())
+        decision = guard_mod.check(cmd, list(args or []), cwd, self.cfg)
+        if decision.allowed:
+            return DryRunResult(would_pass=True)
+        f = decision.failure
+        mask = self._masker(cmd, list(args or []))
+        return DryRunResult(would_pass=False, reason=f.reason, message=mask(f.message),
+                            hint=mask(f.hint) if f.hint else None)
+
+    def parse_output(self, cmd: str, args: list[str], raw: str, os: str | None = None,
+                     format: str | None = None) -> Envelope:
+        """Parse saved output (``parism parse``): no guard, nothing executed."""
+        req = Request("parse", cmd, list(args or []), None, format)
+        bad = self._bad_request(req)
+        if bad is not None:
+            return bad
+        return self.finisher.parse_saved(req, raw, os)
+
+    # -- public, async ----------------------------------------------------------------
+
+    async def arun(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
+                   format: str | None = None, includeDiff: bool = False,
+                   contract_version: str = "stable") -> Envelope:
+        req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
+        return await _in_thread(lambda tok: self._run(req, tok))
+
+    async def arun_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
+                         page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
+        req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
+        return await _in_thread(lambda tok: self._run_paged(req, page, page_size, tok))
+
+    # -- pipeline -----------------------------------------------------------------------
+
+    def _run(self, req: Request, cancel: CancelToken) -> Envelope:
+        prep = self._prepare(req)
+        if isinstance(prep, Envelope):
+            return prep
+        ran = self._execute(prep, cancel, self._stdout_cap())
+        if isinstance(ran, Envelope):
+            return ran
+        env = self.finisher.run_envelope(ran)
+        self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
+        return env
+
+    def _run_paged(self, req: Request, page: Any, page_size: Any, cancel: CancelToken) -> Envelope:
+        guard = self.cfg.settings.guard
+        size = guard.default_page_size if page_size is None else page_size
+        if not _int_at_least(page, 0) or not _int_at_least(size, 1) or size > guard.max_page_size:
+            return self._request_error(req, f"page must be an integer ≥ 0 and page_size between 1 and {guard.max_page_size}")
+        prep = self._prepare(req)
+        if isinstance(prep, Envelope):
+            return prep
+        key = (req.cmd, tuple(req.args), prep.decision.cwd, self.finisher.policy_hash)
+        hit = None if req.include_diff else self.pages.get(key)
+        if hit is not None:
+            ran, age_ms = hit
+            cache = {"hit": True, "age_ms": age_ms}
+        else:
+            ran = self._execute(prep, cancel, PAGED_CAPTURE)
+            if isinstance(ran, Envelope):
+                return ran
+            why = ran.not_cacheable() or ("includeDiff" if req.include_diff else None)
+            if why is None and not self.pages.put(key, ran, ran.size()):
+                why = "too_large"
+            cache = {"hit": False, "age_ms": 0, **({"reason": f"not_cached:{why}"} if why else {})}
+        byte_cap = guard.max_output_bytes or HARD_CAP
+        pg = page_of(ran.stdout_text, page, size, byte_cap)
+        env = self.finisher.page_envelope(ran, pg, PageInfo(
+            page=page, page_size=size, total_lines=pg.total_lines, has_next=pg.has_next, cache=cache),
+            byte_cap)
+        self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
+        return env
+
+    def _prepare(self, req: Request) -> Prepared | Envelope:
+        """Config errors → request check → guard → binary lookup → sandbox launcher."""
+        bad = self._bad_request(req)
+        if bad is not None:
+            return bad
+        t0 = time.monotonic()
+        decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg)
+        guard_ms = (time.monotonic() - t0) * 1000
+        mask = self._masker(req.cmd, req.args)
+        args = self.redactor.mask_args(req.args, cmd=req.cmd)
+        if not decision.allowed:
+            f = decision.failure
+            failure = Failure(kind="guard", reason=f.reason, message=mask(f.message),
+                              hint=mask(f.hint) if f.hint else None)
+            self._audit(req, "blocked", f.reason, None, 0)
+            return no_process(req.cmd, args, decision.cwd or (req.cwd or self.cfg.cwd), failure, guard=True)
+        env = self.child_env.env
+        binary = resolve_binary(req.cmd, env.get("PATH", ""))
+        if isinstance(binary, SpawnError):
+            return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, binary))
+        timeout_ms = self.cfg.settings.guard.timeout_ms
+        spec = ExecSpec(argv=[binary, *decision.exec_args], cwd=decision.cwd, env=dict(env),
+                        timeout_s=timeout_ms / 1000 if timeout_ms else NO_TIMEOUT_S,
+                        max_stdout=self._stdout_cap(),
+                        max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP)
+        launcher = self.sandbox.launcher(decision, spec)
+        if isinstance(launcher, Failure):
+            return self._no_process(req, decision.cwd, launcher)
+        return Prepared(req, decision, spec, launcher or DirectLauncher(), guard_ms)
+
+    def _execute(self, prep: Prepared, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
+        spec = ExecSpec(**{**prep.spec.__dict__, "max_stdout": stdout_cap})
+        before = snapshot(spec.cwd) if prep.req.include_diff else None
+        with self.slots.hold(cancel) as held:
+            if not held:
+                return self._no_process(prep.req, spec.cwd, Failure(
+                    kind="exec", reason="cancelled", message="cancelled while waiting for an execution slot"))
+            cap = execute(spec, prep.launcher, cancel)
+        if cap.spawn_error is not None:
+            return self._no_process(prep.req, spec.cwd, self._spawn_failure(prep.req.cmd, cap.spawn_error))
+        fs = diff(before, snapshot(spec.cwd)) if before is not None else None
+        return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _bad_request(self, req: Request) -> Envelope | None:
+        if self.errors:
+            failure = Failure(kind="config", reason="invalid_config", message=self._config_message())
+            self._audit(req, "error", "invalid_config", None, 0)
+            return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
+        if not isinstance(req.cmd, str) or not req.cmd or not all(isinstance(a, str) for a in req.args):
+            return self._request_error(req, "cmd must be a non-empty string and args a list of strings")
+        if req.cwd is not None and not isinstance(req.cwd, str):
+            return self._request_error(req, "cwd must be a string")
+        if req.format is not None and req.format not in FORMATS:
+            return self._request_error(req, f"format must be one of {', '.join(FORMATS)}")
+        if req.contract_version not in ("stable", "next"):
+            return self._request_error(req, "contract_version must be 'stable' or 'next'")
+        return None
+
+    def _request_error(self, req: Request, message: str) -> Envelope:
+        failure = Failure(kind="config", reason="invalid_request", message=message)
+        self._audit(req, "error", "invalid_request", None, 0)
+        return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
+
+    def _no_process(self, req: Request, cwd: str, failure: Failure) -> Envelope:
+        mask = self._masker(req.cmd, req.args)
+        failure = failure.model_copy(update={"message": mask(failure.message)})
+        self._audit(req, "allowed", failure.reason, None, 0)
+        return no_process(req.cmd, self.redactor.mask_args(req.args, cmd=req.cmd), cwd, failure)
+
+    def _spawn_failure(self, cmd: str, err: SpawnError) -> Failure:
+        if err.target == "cwd":
+            return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code)
+        status = "not_executable" if err.code == "EACCES" else "missing"
+        return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code,
+                       availability=availability(cmd, status, self._usable))
+
+    def _passes(self, cmd: str, args: list[str]) -> bool:
+        return guard_mod.check(cmd, list(args), None, self.cfg).allowed
+
+    def _usable(self, cmd: str, args: list[str]) -> bool:
+        return self._passes(cmd, args) and isinstance(resolve_binary(cmd, self.child_env.env.get("PATH", "")), str)
+
+    def _masker(self, cmd: str, args: list[str]) -> Callable[[str], str]:
+        return lambda text: self.redactor.mask_text(text, args=args, cmd=cmd)
+
+    def _config_message(self) -> str:
+        return "invalid configuration: " + "; ".join(self.errors)
+
+    def _stdout_cap(self) -> int:
+        return self.cfg.settings.guard.max_output_bytes or HARD_CAP
+
+    def _audit(self, req: Request, decision: str, reason: str | None, exit_code: int | None,
+               duration_ms: int) -> None:
+        args = self.redactor.mask_args([str(a) for a in req.args], cmd=str(req.cmd))
+        self.audit.record(tool=req.tool, cmd=str(req.cmd), args=args, cwd=str(req.cwd or self.cfg.cwd),
+                          decision=decision, reason=reason, exit_code=exit_code, duration_ms=duration_ms)
+
+
+def _int_at_least(value: Any, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+async def _in_thread(fn: Callable[[CancelToken], T]) -> T:
+    """Run ``fn`` in a worker thread; on cancellation set the token and wait for the tree to die."""
+    token = CancelToken()
+    done = threading.Event()
+
+    def work() -> T:
+        try:
+            return fn(token)
+        finally:
+            done.set()
+
+    try:
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        token.cancel()
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(done.wait, CANCEL_WAIT_S)
+        raise
+
+
+def create_engine(config_path: str | None = None) -> Engine:
+    """Load the configuration layers (or only ``config_path``) and build an engine. Never raises
+    for a bad configuration: the engine then answers ``config/invalid_config``."""
+    return Engine(load_config(config_path))

@@ -1,0 +1,260 @@
+"""After the process: decode → redact → parse → shape → envelope (contract §5, §7, decision 1).
+
+Why here and not in the engine: these steps are the same for ``run``, ``run_paged`` and
+``parse_output`` (saved text), and they are pure given their inputs — the engine only decides
+which of them apply. Rules kept in one place (docs/envelope.md):
+
+- parsers only ever see masked text (redact before parse);
+- an exec failure is never replaced by a parse problem: the parse problem stays in
+  ``stdout.parse_error``;
+- the stdout of a failed command is parsed only when its exit is informative (grep 1 = no
+  match), or when we stopped it at the output cap (then up to its last complete line);
+- ``raw`` is dropped (``json-no-raw``, adaptive) only when a parsed value replaces it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from parism.envelope import (
+    Envelope,
+    Failure,
+    FsDiff,
+    Omission,
+    OutputField,
+    PageInfo,
+    Review,
+    SandboxReview,
+    Telemetry,
+)
+from parism.executor import Capture
+from parism.paging import Page
+from parism.parsers import registry
+from parism.parsers.osinfo import normalize_os
+from parism.results import exec_failure, exit_code_of, informative_exit, no_process
+from parism.sandbox import network_hint
+from parism.shape import shape
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """UTF-8 text and whether it was valid (invalid bytes become U+FFFD)."""
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace"), False
+
+
+def complete_lines(data: bytes) -> bytes:
+    """A capture cut at the cap, back to its last newline (no half line reaches a parser)."""
+    cut = data.rfind(b"\n")
+    return data[: cut + 1] if cut >= 0 else data
+
+
+@dataclass
+class Ran:
+    """A finished execution with masked output — what ``run_paged`` caches."""
+
+    req: Any
+    decision: Any
+    launcher: Any
+    cap: Capture
+    diff: FsDiff | None
+    stdout_text: str
+    stderr_text: str
+    redactions: int
+    fallback_ran: bool
+    guard_ms: float
+    redact_ms: float
+    cap_bytes: int  # the stdout cap this execution ran under
+    warnings: list[str] = field(default_factory=list)
+    omissions: list[Omission] = field(default_factory=list)
+
+    def not_cacheable(self) -> str | None:
+        c = self.cap
+        for flag, why in ((c.cancelled, "cancelled"), (c.timed_out, "timeout"),
+                          (c.output_limit, "output_limit"), (c.signal is not None, "signal"),
+                          (c.exit_code != 0, "non_zero_exit")):
+            if flag:
+                return why
+        return "withheld" if any(o.stage == "privacy" for o in self.omissions) else None
+
+    def size(self) -> int:
+        return len(self.stdout_text.encode("utf-8", "replace")) + len(self.stderr_text.encode("utf-8", "replace"))
+
+
+class Finisher:
+    def __init__(self, cfg: Any, redactor: Any, sandbox: Any, os_name: str) -> None:
+        self.cfg = cfg
+        self.redactor = redactor
+        self.sandbox = sandbox
+        self.os = os_name
+        self.policy_hash = hashlib.sha256(
+            (cfg.settings.model_dump_json() + cfg.profile.model_dump_json()).encode()).hexdigest()[:16]
+
+    # -- stage: redact ------------------------------------------------------------------
+
+    def redact(self, req: Any, decision: Any, launcher: Any, cap: Capture, fs: FsDiff | None,
+               guard_ms: float, cap_bytes: int) -> Ran:
+        t0 = time.monotonic()
+        out_bytes = complete_lines(cap.stdout) if cap.stdout_truncated else cap.stdout
+        ran = Ran(req, decision, launcher, cap, fs, "", "", 0, False, guard_ms, 0.0, cap_bytes)
+        ran.stdout_text = self._mask_stream(ran, out_bytes, "stdout", cap.stdout_truncated)
+        ran.stderr_text = self._mask_stream(ran, cap.stderr, "stderr", cap.stderr_truncated)
+        if cap.stdout_truncated or cap.stderr_truncated:
+            which = " ".join(n for n, t in (("stdout", cap.stdout_truncated), ("stderr", cap.stderr_truncated)) if t)
+            ran.omissions.insert(0, Omission(stage="capture", reason=f"output_limit: {which} cut at the byte cap"))
+        ran.redact_ms = (time.monotonic() - t0) * 1000
+        return ran
+
+    def _mask_stream(self, ran: Ran, data: bytes, name: str, truncated: bool) -> str:
+        text, valid = decode(data)
+        if not valid:
+            ran.warnings.append(f"{name}_not_utf8")
+        masked = self.redactor.mask(text, truncated=truncated)
+        ran.redactions += masked.count
+        ran.fallback_ran = ran.fallback_ran or getattr(masked, "fallback_ran", False)
+        if masked.withheld_reason is not None:
+            ran.omissions.append(Omission(stage="privacy", reason=f"{name} withheld: {masked.withheld_reason}"))
+        return masked.text
+
+    # -- stage: parse + shape -----------------------------------------------------------
+
+    def run_envelope(self, ran: Ran) -> Envelope:
+        req, cap = ran.req, ran.cap
+        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes)
+        if failure is not None and failure.reason == "non_zero_exit" and ran.decision is not None:
+            hint = network_hint(req.cmd, bool(ran.decision.network), cap.exit_code, ran.stderr_text)
+            if hint:
+                failure = failure.model_copy(update={"hint": hint})
+        parse_it = (failure is None or cap.output_limit or
+                    (informative_exit(req.cmd, cap.exit_code) is not None and cap.signal is None))
+        if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
+            parse_it = False
+        t0 = time.monotonic()
+        body = self._body(req, ran.stdout_text, parse_it, failure)
+        parse_ms = (time.monotonic() - t0) * 1000
+        env = Envelope(
+            ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal,
+            cmd=req.cmd, args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd=ran.decision.cwd,
+            duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
+            diff=ran.diff, truncated=True if cap.stdout_truncated else None,
+            failure=self._masked(req, body.failure), omission=(ran.omissions + body.omissions) or None,
+        )
+        return self._extras(env, ran, body, parse_ms)
+
+    def page_envelope(self, ran: Ran, pg: Page, info: PageInfo, byte_cap: int) -> Envelope:
+        """``run_paged``: no parser; the page is a slice of the masked stdout."""
+        req, cap = ran.req, ran.cap
+        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes)
+        omissions = list(ran.omissions)
+        if pg.cut:
+            omissions.append(Omission(stage="capture", reason=f"page cut at {byte_cap} bytes; use a smaller page_size"))
+        return Envelope(
+            ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal, cmd=req.cmd,
+            args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd=ran.decision.cwd,
+            duration_ms=cap.duration_ms, stdout=OutputField(raw=pg.raw), stderr=OutputField(raw=ran.stderr_text),
+            diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut) else None, page_info=info,
+            failure=self._masked(req, failure), omission=omissions or None,
+        )
+
+    def parse_saved(self, req: Any, raw: str, os_name: str | None) -> Envelope:
+        """``parse_output``: saved text through redact → parse → shape; nothing ran."""
+        try:
+            target = normalize_os(os_name) if os_name is not None else self.os
+        except ValueError as exc:
+            return no_process(req.cmd, req.args, "", Failure(kind="config", reason="invalid_request", message=str(exc)))
+        masked = self.redactor.mask(raw if isinstance(raw, str) else str(raw))
+        omissions = []
+        if masked.withheld_reason is not None:
+            omissions.append(Omission(stage="privacy", reason=f"stdout withheld: {masked.withheld_reason}"))
+        body = self._body(req, masked.text, masked.withheld_reason is None, None, target)
+        return Envelope(
+            ok=True, exitCode=0, cmd=req.cmd, args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd="",
+            duration_ms=0, stdout=body.stdout, stderr=OutputField(raw=""), diff=None,
+            failure=self._masked(req, body.failure), omission=(omissions + body.omissions) or None,
+        )
+
+    def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
+              os_name: str | None = None) -> Body:
+        body = Body(stdout=OutputField(raw=text), failure=exec_fail)
+        if not parse_it:
+            return body
+        outcome = registry.parse(req.cmd, req.args, text, os_name or self.os,
+                                 strict_schemas=self.cfg.settings.parsers.strict_schemas)
+        body.outcome = outcome
+        if outcome.not_found:
+            body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",
+                                                message=f"No parser registered for '{req.cmd}'")
+            return body
+        if outcome.parse_error is not None:
+            body.stdout = OutputField(raw=text, parse_error=outcome.parse_error)
+            body.failure = exec_fail or Failure(kind="parse", reason=outcome.parse_error.reason,
+                                                message=outcome.parse_error.message)
+            return body
+        shaped = shape(outcome.parsed, requested=req.format,
+                       rows_key=outcome.parser.rows_key if outcome.parser else None,
+                       max_items=self.cfg.settings.guard.max_items,
+                       thresholds=self.cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True))
+        body.stdout = OutputField(raw=text if shaped.keep_raw else "", parsed=shaped.parsed)
+        body.omissions, body.warnings = shaped.omissions, shaped.warnings
+        if shaped.lossless_failure is not None:
+            body.lossless = False
+            body.failure = exec_fail or Failure(kind="parse", reason="representation_not_lossless",
+                                                message=shaped.lossless_failure)
+        return body
+
+    # -- optional blocks ------------------------------------------------------------------
+
+    def _extras(self, env: Envelope, ran: Ran, body: Body, parse_ms: float) -> Envelope:
+        if self.cfg.settings.telemetry.enabled:
+            total = ran.guard_ms + ran.cap.duration_ms + ran.redact_ms + parse_ms
+            env.telemetry = Telemetry(guard_ms=round(ran.guard_ms, 2), exec_ms=round(float(ran.cap.duration_ms), 2),
+                                      parse_ms=round(parse_ms, 2), redact_ms=round(ran.redact_ms, 2),
+                                      total_ms=round(total, 2), raw_bytes=len(ran.stdout_text.encode("utf-8")))
+        if ran.fallback_ran:
+            env.regex_engine = self.redactor.report()
+        if ran.req.contract_version == "next":
+            env.review = self._review(ran, body)
+        return env
+
+    def _review(self, ran: Ran, body: Body) -> Review:
+        out = body.outcome
+        parser = out.parser if out is not None else None
+        if out is None or out.not_found or out.parse_error is not None:
+            parse_complete: bool | str = False
+        else:
+            parse_complete = "unknown" if out.native_json else True
+        cap = ran.cap
+        sandbox = self.sandbox.review(ran.decision, ran.launcher)
+        return Review(
+            result_id="r_" + secrets.token_hex(8), parser_id=parser.id if parser else None,
+            parser_version=parser.version if parser else None,
+            content_hash=hashlib.sha256(ran.stdout_text.encode("utf-8")).hexdigest()[:16],
+            source_complete=not (cap.stdout_truncated or cap.timed_out or cap.cancelled),
+            parse_complete=parse_complete,  # type: ignore[arg-type]
+            representation_lossless=body.lossless,
+            privacy_transform="masked" if ran.redactions else "none", retained=False,
+            warnings=ran.warnings + body.warnings,
+            sandbox=SandboxReview(**sandbox) if sandbox else None,
+        )
+
+    def _masked(self, req: Any, failure: Failure | None) -> Failure | None:
+        if failure is None:
+            return None
+        mask = lambda t: self.redactor.mask_text(t, args=req.args, cmd=req.cmd)  # noqa: E731
+        return failure.model_copy(update={"message": mask(failure.message),
+                                          "hint": mask(failure.hint) if failure.hint else None})
+
+
+@dataclass
+class Body:
+    stdout: OutputField
+    failure: Failure | None
+    outcome: Any = None
+    omissions: list[Omission] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    lossless: bool = True
