@@ -21,11 +21,14 @@ MODE_RE = r"[-bcdlpsDwn?][-rwxsStTlL]{9}"
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines of ``text`` split on ``\\n`` only; trailing ``\\r`` removed; no final empty line."""
+    """Lines of ``text`` split on ``\\n`` only, no final empty line. A CRLF capture (every line
+    ends with ``\\r``) loses the ``\\r``; a lone ``\\r`` at the end of one line is part of a name."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if lines and text.count("\r\n") >= len(lines) - 1 and all(ln.endswith("\r") for ln in lines[:-1]):
+        return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return lines
 
 
 def _triplet_bits(trip: str, special: str) -> tuple[int, bool]:
@@ -92,6 +95,23 @@ def unescape_c(text: str) -> str:
         else:
             out += nxt.encode("utf-8", "surrogateescape")
             i += 2
+    return out.decode("utf-8", "replace")
+
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def decode_octal(text: str) -> str:
+    """Decode only ``\\ooo`` byte escapes (``tree`` in a UTF-8 locale leaves ``\\`` alone)."""
+    if "\\" not in text:
+        return text
+    out = bytearray()
+    pos = 0
+    for m in _OCTAL.finditer(text):
+        out += text[pos:m.start()].encode("utf-8", "surrogateescape")
+        out.append(int(m.group(1), 8) & 0xFF)
+        pos = m.end()
+    out += text[pos:].encode("utf-8", "surrogateescape")
     return out.decode("utf-8", "replace")
 
 

@@ -1,0 +1,194 @@
+"""``df`` — GNU (default, ``-h -H -T -i -P -k -m``), busybox, macOS and FreeBSD layouts.
+
+Schema::
+
+    {filesystems: [{filesystem, type?, mounted_on,
+                    size_bytes?, used_bytes?, available_bytes?,            # block output (exact)
+                    size?, used?, available?, size_bytes_approx?, ...      # -h/-H (printed text)
+                    use_percent?: int|null, inodes?, iused?, ifree?, iused_percent?}],
+     block_size?: int, unit: "1K-blocks"|"512-blocks"|"Size"|"Inodes"|..., multiplier?: 1024|1000}
+
+Columns are located by shape, not by splitting on spaces: each row is
+``FILESYSTEM [TYPE] NUM NUM NUM PCT [NUM NUM PCT] MOUNT``, where the file system and the mount
+point may contain spaces (macOS ``map auto_home``, ``/Volumes/Macintosh HD``).  The number of
+value columns comes from the header.  Block counts are multiplied by the unit the header names
+(macOS prints 512-byte blocks); ``-h`` sizes keep the printed text and add an approximate byte
+count (1024 multipliers; 1000 for ``-H``/``--si``).  GNU's wrapped layout (a long device name
+alone on its line) is joined.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
+from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.table import human_to_bytes, tokens_with_spans
+from parism.policy.tokenize import Tokens
+
+FLAGS: dict[str, str] = {
+    **{f: "bool" for f in "-h -H -k -m -T -a -l -P -i -g --si --human-readable --all --local --portability "
+       "--print-type --inodes --sync --no-sync --total".split()},
+    **{f: "value" for f in "-t --type -x --exclude-type -B --block-size".split()},
+}
+VALUES = {"-B": "1K|1k|1024|1M|1m|1048576|512", "--block-size": "1K|1k|1024|1M|1m|1048576|512"}
+
+_PCT = r"(?:\d+%|-)"
+_NUM = r"(?:\d+(?:[.,]\d+)?(?:[KMGTPEkmgtpe]i?B?|Bi?)?|-)"
+_BLOCK_UNITS = {"1K-blocks": 1024, "1024-blocks": 1024, "512-blocks": 512, "1M-blocks": 1024 * 1024,
+                "1k-blocks": 1024, "512B-blocks": 512}
+
+
+class DfRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    filesystem: str
+    type: str | None = None
+    mounted_on: str
+    size_bytes: int | None = None
+    used_bytes: int | None = None
+    available_bytes: int | None = None
+    size: str | None = None
+    used: str | None = None
+    available: str | None = None
+    size_bytes_approx: int | None = None
+    used_bytes_approx: int | None = None
+    available_bytes_approx: int | None = None
+    use_percent: int | None = None
+    inodes: int | None = None
+    iused: int | None = None
+    ifree: int | None = None
+    iused_percent: int | None = None
+
+
+class DfResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    filesystems: list[DfRow]
+    unit: str
+    block_size: int | None = None
+    multiplier: int | None = None
+    warnings: list[str] | None = None
+
+
+def _supports(tokens: Tokens) -> str | None:
+    return None if not tokens.has("--output") else "custom --output columns are not read"
+
+
+CONTRACT = Contract(flags=FLAGS, values=VALUES, supports=_supports,
+                    hint=lambda a: drop_args(a, "B", ("--block-size",)))
+
+
+def _layout(header: str) -> tuple[str, bool, bool, bool]:
+    """(unit word, has type column, has BSD inode columns, inode-only listing) from the header."""
+    words = header.split()
+    if len(words) < 2 or words[0] != "Filesystem":
+        raise Unrecognized("df: the output does not start with a 'Filesystem' header")
+    has_type = words[1] == "Type"
+    unit = words[2] if has_type else words[1]
+    bsd_inodes = "iused" in words
+    return unit, has_type, bsd_inodes, unit == "Inodes"
+
+
+_NUM_RE = re.compile(_NUM)
+_PCT_RE = re.compile(_PCT)
+_INT_RE = re.compile(r"\d+")
+
+
+def _shape(bsd_inodes: bool) -> tuple[re.Pattern[str], ...]:
+    """The value columns of a row, in order: three sizes and a percentage (+ BSD inode trio)."""
+    shape = (_NUM_RE, _NUM_RE, _NUM_RE, _PCT_RE)
+    return shape + (_INT_RE, _INT_RE, _PCT_RE) if bsd_inodes else shape
+
+
+def _match(line: str, shape: tuple[re.Pattern[str], ...], has_type: bool) -> dict[str, object] | None:
+    """Leftmost run of tokens that fits ``shape``, with at least one token (the file system,
+    plus the type column) before it. Linear in the number of tokens."""
+    toks = tokens_with_spans(line)
+    k, t = len(shape), 1 if has_type else 0
+    for i in range(1 + t, len(toks) - k + 1):
+        if all(rx.fullmatch(toks[i + j][2]) for j, rx in enumerate(shape)):
+            out: dict[str, object] = {
+                "filesystem": line[: toks[i - t][0]].strip(),
+                "values": [tok[2] for tok in toks[i:i + k]],
+                "mounted_on": line[toks[i + k - 1][1]:].strip(),
+            }
+            if has_type:
+                out["type"] = toks[i - 1][2]
+            return out
+    return None
+
+
+def _pct(text: str) -> int | None:
+    return int(text[:-1]) if text.endswith("%") else None
+
+
+def _values(row: dict[str, object], values: list[str], unit: str, human_base: int | None) -> None:
+    names = ("size", "used", "available")
+    for key, text in zip(names, values[:3]):
+        if unit == "Inodes":
+            row[{"size": "inodes", "used": "iused", "available": "ifree"}[key]] = int(text) if text.isdigit() else None
+        elif human_base is not None:
+            row[key] = text
+            approx = human_to_bytes(text.removesuffix("Bi"), base=human_base) if text != "-" else None
+            if approx is not None:
+                row[f"{key}_bytes_approx"] = approx
+        elif text.isdigit():
+            row[f"{key}_bytes"] = int(text) * _BLOCK_UNITS[unit]
+    row["iused_percent" if unit == "Inodes" else "use_percent"] = _pct(values[3])
+    if len(values) == 7:
+        row["iused"], row["ifree"], row["iused_percent"] = int(values[4]), int(values[5]), _pct(values[6])
+
+
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    lines = [ln for ln in split_lines(text) if ln.strip()]
+    if not lines:
+        return {"filesystems": [], "unit": ""}
+    unit, has_type, bsd_inodes, _ = _layout(lines[0])
+    human = unit == "Size"
+    if not human and unit not in _BLOCK_UNITS and unit != "Inodes":
+        raise Unsupported(f"df: size column '{unit}' is not a known unit", hint_args=drop_args(pin.sub_args, "B", ("--block-size",)))
+    base = (1000 if pin.tokens.has("-H", "--si") else 1024) if human else None
+    shape = _shape(bsd_inodes)
+    rows: list[dict[str, object]] = []
+    warnings: list[str] = []
+    pending = ""
+    for n, line in enumerate(lines[1:], start=2):
+        m = _match((pending + " " + line) if pending else line, shape, has_type)
+        if m is None:
+            if pending or " " in line.strip():
+                warnings.append(f"line {n} does not fit the header layout: {line[:80]!r}")
+                pending = ""
+            else:
+                pending = line.rstrip()  # GNU wraps a long device name onto its own line
+            continue
+        pending = ""
+        values = m.pop("values")
+        assert isinstance(values, list)
+        _values(m, values, unit, base)
+        rows.append(m)
+    if not rows:
+        raise Unrecognized("df: no row matched the header layout")
+    if pending:
+        warnings.append(f"last line has no values: {pending[:80]!r}")
+    out: dict[str, object] = {"filesystems": rows, "unit": unit}
+    if warnings:
+        out["warnings"] = warnings
+    if unit in _BLOCK_UNITS:
+        out["block_size"] = _BLOCK_UNITS[unit]
+    if base is not None:
+        out["multiplier"] = base
+    return out
+
+
+PARSER = Parser(
+    id="df",
+    contract=CONTRACT,
+    parse=parse,
+    schema=DfResult,
+    rows_key="filesystems",
+    row_fields=tuple(DfRow.model_fields),
+    header_lines=1,
+    os=UNIX_OS,
+    examples=((), ("-h",), ("-hT",), ("-P",), ("-i",)),
+)

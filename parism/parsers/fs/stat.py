@@ -1,0 +1,229 @@
+"""``stat`` — GNU labelled blocks (one per file) and the BSD/macOS one-line default.
+
+Schema::
+
+    {files: [{file, target?, size_bytes, blocks, io_block?, file_type?, device?, device_type?,
+              inode, links, permissions: "-rwxr-xr-x", mode_octal?: "0755", uid?, uid_name?,
+              gid?, gid_name?, context?, accessed_at?, modified_at?, changed_at?, birth_at?,
+              accessed_raw?, modified_raw?, changed_raw?, birth_raw?, flags?, rdev?}],
+     format: "gnu"|"bsd", warnings?: [str]}
+
+``*_at`` are ISO 8601 (GNU keeps nanoseconds and the zone offset); ``*_raw`` is the printed text.
+A ``Birth: -`` (unknown) leaves ``birth_at`` out.  GNU names may be quoted ('a', ‘a’ in UTF-8
+locales) or bare (coreutils ≥ 9); a name with a newline continues until the ``Size:`` line.
+BSD lines: ``dev ino mode nlink user group rdev size "atime" "mtime" "ctime" "btime" blksize
+blocks flags name`` (numeric uid/gid and file type are not printed there, so they stay absent).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.dates import gnu_to_iso, month_day_to_iso
+from parism.parsers.fs._common import MODE_RE, drop_args, mode_info, split_lines
+from parism.policy.tokenize import Tokens
+
+FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data", "--printf": "data",
+         "-f": "bool", "--file-system": "bool", "-t": "bool", "--terse": "bool", "-x": "bool", "-l": "bool"}
+
+
+def _supports(tokens: Tokens) -> str | None:
+    bad = [t.name for t in tokens.flags if t.name not in ("-L", "--dereference")]
+    return f"'{bad[0]}' changes the output format; only the default format is read" if bad else None
+
+
+def _drop_format(args: list[str]) -> list[str]:
+    """Remove ``-c FMT`` / ``--printf FMT`` together with their values."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-c", "--format", "--printf"):
+            skip = True
+            continue
+        if a.startswith(("--format=", "--printf=")) or (a.startswith("-c") and len(a) > 2):
+            continue
+        out.append(a)
+    return out
+
+
+def _hint(args: list[str]) -> list[str]:
+    return drop_args(_drop_format(args), "ftxl", ("--file-system", "--terse"))
+
+
+CONTRACT = Contract(flags=FLAGS, min_positionals=1, supports=_supports, hint=_hint)
+
+
+class StatFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    file: str
+    target: str | None = None
+    size_bytes: int | None = None
+    blocks: int | None = None
+    io_block: int | None = None
+    file_type: str | None = None
+    device: str | None = None
+    device_type: str | None = None
+    inode: int | None = None
+    links: int | None = None
+    permissions: str | None = None
+    mode_octal: str | None = None
+    uid: int | None = None
+    uid_name: str | None = None
+    gid: int | None = None
+    gid_name: str | None = None
+    context: str | None = None
+    accessed_at: str | None = None
+    modified_at: str | None = None
+    changed_at: str | None = None
+    birth_at: str | None = None
+    accessed_raw: str | None = None
+    modified_raw: str | None = None
+    changed_raw: str | None = None
+    birth_raw: str | None = None
+    flags: str | None = None
+    rdev: str | None = None
+
+
+class StatResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    files: list[StatFile]
+    format: str
+    warnings: list[str] | None = None
+
+
+_QUOTES = {"'": "'", "\u2018": "\u2019", '"': '"', "`": "'"}
+_SIZE = re.compile(r"\s*Size:\s*(\d+)\s+Blocks:\s*(\d+)\s+IO Block:\s*(\d+)\s*(.*)")
+_DEVICE = re.compile(r"Device:\s*(\S+)\s+Inode:\s*(\d+)\s+Links:\s*(\d+)(?:\s+Device type:\s*(\S+))?\s*")
+_ACCESS = re.compile(r"Access:\s*\((\d+)/(" + MODE_RE + r")\)\s+Uid:\s*\(\s*(\d+)/\s*(.*?)\)\s+Gid:\s*\(\s*(\d+)/\s*(.*?)\)\s*")
+_TIME = re.compile(r"\s*(Access|Modify|Change|Birth):\s*(.*)")
+_TIME_KEYS = {"Access": "accessed", "Modify": "modified", "Change": "changed", "Birth": "birth"}
+_BSD = re.compile(
+    r"(?P<dev>\d+) (?P<ino>\d+) (?P<mode>" + MODE_RE + r")\S? (?P<nlink>\d+) (?P<user>\S+) (?P<group>\S+) "
+    r"(?P<rdev>\S+) (?P<size>\d+) \"(?P<a>[^\"]*)\" \"(?P<m>[^\"]*)\" \"(?P<c>[^\"]*)\" \"(?P<b>[^\"]*)\" "
+    r"(?P<blksize>\d+) (?P<blocks>\d+) (?P<flags>\S+) (?P<name>.*)"
+)
+
+
+def _unquote(text: str) -> tuple[str, str | None]:
+    """GNU ``File:`` value → (name, symlink target)."""
+    q = text[:1]
+    if q in _QUOTES:
+        close = _QUOTES[q]
+        sep = f"{close} -> {q}"
+        if sep in text and text.endswith(close):
+            name, _, target = text[1:-1].partition(sep)
+            return name, target
+        if text.endswith(close) and len(text) >= 2:
+            return text[1:-1], None
+    name, sep, target = text.partition(" -> ")
+    return (name, target) if sep else (text, None)
+
+
+def _set_time(rec: dict[str, object], key: str, raw: str, iso: str | None) -> None:
+    if raw.strip() in ("-", ""):
+        return
+    rec[f"{key}_raw"] = raw.strip()
+    if iso is not None:
+        rec[f"{key}_at"] = iso
+
+
+def _gnu(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
+    files: list[dict[str, object]] = []
+    rec: dict[str, object] | None = None
+    name_lines: list[str] | None = None
+    for n, line in enumerate(lines, start=1):
+        if line.startswith("  File: "):
+            name_lines = [line[8:]]
+            rec = None
+            continue
+        m = _SIZE.fullmatch(line)
+        if m and name_lines is not None:
+            name, target = _unquote("\n".join(name_lines))
+            rec = {"file": name}
+            if target is not None:
+                rec["target"] = target
+            rec.update(size_bytes=int(m.group(1)), blocks=int(m.group(2)), io_block=int(m.group(3)))
+            if m.group(4):
+                rec["file_type"] = m.group(4).strip()
+            files.append(rec)
+            name_lines = None
+            continue
+        if name_lines is not None:
+            name_lines.append(line)  # the name contains a newline
+            continue
+        if rec is None:
+            if line.strip():
+                warnings.append(f"line {n} is outside a File: block: {line[:80]!r}")
+            continue
+        _gnu_field(rec, line, n, warnings)
+    return files
+
+
+def _gnu_field(rec: dict[str, object], line: str, n: int, warnings: list[str]) -> None:
+    if m := _DEVICE.fullmatch(line):
+        rec.update(device=m.group(1), inode=int(m.group(2)), links=int(m.group(3)))
+        if m.group(4):
+            rec["device_type"] = m.group(4)
+    elif m := _ACCESS.fullmatch(line):
+        rec.update(mode_octal=m.group(1).zfill(4), permissions=m.group(2), uid=int(m.group(3)), uid_name=m.group(4),
+                   gid=int(m.group(5)), gid_name=m.group(6))
+    elif m := _TIME.fullmatch(line):
+        raw = m.group(2)
+        _set_time(rec, _TIME_KEYS[m.group(1)], raw, gnu_to_iso(raw))
+    elif line.startswith("Context: "):
+        rec["context"] = line[9:].strip()
+    elif line.strip():
+        warnings.append(f"line {n} is not a stat field: {line[:80]!r}")
+
+
+def _bsd(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
+    files: list[dict[str, object]] = []
+    for n, line in enumerate(lines, start=1):
+        m = _BSD.fullmatch(line)
+        if m is None:
+            if line.strip():
+                warnings.append(f"line {n} is not a BSD stat line: {line[:80]!r}")
+            continue
+        g = m.groupdict()
+        info = mode_info(g["mode"])
+        rec: dict[str, object] = {
+            "file": g["name"], "device": g["dev"], "inode": int(g["ino"]), "permissions": g["mode"],
+            "mode_octal": info["mode_octal"], "links": int(g["nlink"]), "uid_name": g["user"],
+            "gid_name": g["group"], "rdev": g["rdev"], "size_bytes": int(g["size"]),
+            "io_block": int(g["blksize"]), "blocks": int(g["blocks"]), "flags": g["flags"],
+        }
+        for key, grp in (("accessed", "a"), ("modified", "m"), ("changed", "c"), ("birth", "b")):
+            _set_time(rec, key, g[grp], month_day_to_iso(g[grp]))
+        files.append(rec)
+    return files
+
+
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    lines = split_lines(text)
+    warnings: list[str] = []
+    gnu = any(ln.startswith("  File: ") for ln in lines[:50])
+    files = _gnu(lines, warnings) if gnu else _bsd(lines, warnings)
+    if not files and any(ln.strip() for ln in lines):
+        raise Unrecognized("stat: neither GNU 'File:' blocks nor BSD one-line records")
+    out: dict[str, object] = {"files": files, "format": "gnu" if gnu else "bsd"}
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+PARSER = Parser(
+    id="stat",
+    contract=CONTRACT,
+    parse=parse,
+    schema=StatResult,
+    rows_key="files",
+    row_fields=tuple(StatFile.model_fields),
+    os=UNIX_OS,
+    examples=(("file.txt",), ("-L", "a", "b")),
+)
