@@ -76,6 +76,24 @@ class HeaderTable:
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
 
+    def slice(self, line: str) -> dict[str, str]:
+        """Cut at the header's column starts — for left-aligned, space-padded tables (kubectl,
+        docker, helm) where a cell may contain spaces (``3 (5m ago)``, ``Up 2 hours``). A cell that
+        overflows into the next column's start (no padding left) is still split at that start,
+        unless the character there is not preceded by a space, in which case the cut moves right
+        to the next space run."""
+        out: dict[str, str] = {}
+        starts = [c.start for c in self.columns]
+        pos = 0
+        for i, col in enumerate(self.columns):
+            end = starts[i + 1] if i + 1 < len(starts) else len(line)
+            if i + 1 < len(starts) and end < len(line) and end > 0 and line[end - 1] != " ":
+                m = re.compile(r"\s{2,}|\s(?=\S)").search(line, end)
+                end = m.start() if m else len(line)
+            out[col.name] = line[pos:end].strip()
+            pos = end
+        return out
+
     def read(self, line: str) -> dict[str, str]:
         """Assign each token to a column by position; the last column takes the rest."""
         cols = self.columns
