@@ -3,15 +3,12 @@
 bwrap applies mount operations in argv order and a later mount covers an earlier one, so the
 order below is the design: namespaces → broad system mounts → fresh /dev, /proc, capped /tmp →
 allowed paths → the working directory (and its read-only .git) → per-command binds → masks →
-root made read-only → environment → the hand-over helper.
+root made read-only → environment → the inner command (the launcher's hand-over helper).
 """
 
 from __future__ import annotations
 
 import os
-from functools import lru_cache
-from pathlib import Path
-
 from parism.sandbox.plan import Plan
 
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -20,13 +17,8 @@ ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
 
 
-@lru_cache(maxsize=1)
-def helper_code() -> str:
-    return (Path(__file__).with_name("_helper.py")).read_text(encoding="utf-8")
-
-
-def build_argv(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
-    """Everything after the bwrap binary, ending with the helper that waits for the argv."""
+def build_argv(plan: Plan, inner: list[str]) -> list[str]:
+    """Everything after the bwrap binary, ending with ``inner`` (absolute argv)."""
     argv: list[str] = []
     argv += _namespaces(plan)
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -46,8 +38,7 @@ def build_argv(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
     argv += ["--remount-ro", "/", "--chdir", plan.cwd, "--clearenv"]
     for name, value in plan.env:
         argv += ["--setenv", name, value]
-    argv += ["--", plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(status_fd)]
-    return argv
+    return argv + ["--", *inner]
 
 
 def _namespaces(plan: Plan) -> list[str]:

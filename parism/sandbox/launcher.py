@@ -17,6 +17,8 @@ import os
 import signal
 import struct
 import subprocess
+from functools import lru_cache
+from pathlib import Path
 from typing import BinaryIO
 
 import psutil
@@ -25,6 +27,17 @@ from parism.sandbox.bwrap import build_argv
 from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
+
+
+@lru_cache(maxsize=1)
+def helper_code() -> str:
+    return Path(__file__).with_name("_helper.py").read_text(encoding="utf-8")
+
+
+def helper_command(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
+    """The system Python running _helper.py, isolated (-I) and without site (-S): fast start,
+    nothing from the environment or the working directory is imported."""
+    return [plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(status_fd)]
 
 
 class Prepared:
@@ -37,7 +50,7 @@ class Prepared:
         user = plan.run_as
         try:
             self.proc = subprocess.Popen(
-                [plan.bwrap, *build_argv(plan, control_r, status_w)],
+                [plan.bwrap, *build_argv(plan, helper_command(plan, control_r, status_w))],
                 env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
                 pass_fds=(control_r, status_w),

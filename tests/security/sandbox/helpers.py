@@ -56,11 +56,16 @@ class Run:
         return self.cap.stderr.decode("utf-8", "replace")
 
 
+def make_spec(argv: list[str], cwd: str, *, timeout: float = 10.0,
+              env: dict[str, str] | None = None) -> ExecSpec:
+    return ExecSpec(argv=argv, cwd=cwd, env=dict(env or ENV), timeout_s=timeout,
+                    max_stdout=1 << 20, max_stderr=1 << 20)
+
+
 def run(sb: Sandbox, argv: list[str], cwd: str, *, timeout: float = 10.0, env: dict[str, str] | None = None,
         **dec: Any) -> Run:
     """Run ``argv`` confined; fail (never skip) when the sandbox is not really there."""
-    spec = ExecSpec(argv=argv, cwd=cwd, env=dict(env or ENV), timeout_s=timeout,
-                    max_stdout=1 << 20, max_stderr=1 << 20)
+    spec = make_spec(argv, cwd, timeout=timeout, env=env)
     launcher = sb.launcher(decision(**dec), spec)
     assert isinstance(launcher, BwrapLauncher), f"sandbox unavailable: {sb.status()}"
     tracked: list[int] = []

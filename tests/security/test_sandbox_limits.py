@@ -1,0 +1,143 @@
+"""Resource limits and lifetime: nothing a call starts outlives it or takes the machine down.
+
+Limits are deliberately small (32 processes, 256 MiB address space, 8 MiB files, 16 MiB /tmp).
+"Gone when the call returns" is asserted by scanning every process on the host for a marker
+that only the test's processes carry in their command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from parism.sandbox.bwrap import build_argv
+from tests.security.sandbox.helpers import (PY3, SH, alive, decision, make_spec, marker, run,
+                                            sandbox_factory, stragglers, workspace)
+
+__all__ = ["sandbox_factory", "workspace"]
+
+MiB = 1024 * 1024
+TEST_UID = 4242
+
+
+def test_fork_bomb_is_capped_and_gone(sandbox_factory, workspace: Path) -> None:
+    token = marker()
+    bomb = ("import os, sys, time\nn = 0\nwhile True:\n    try:\n        os.fork(); n += 1\n"
+            "    except OSError:\n        time.sleep(0.05)\n")
+    sb = sandbox_factory([str(workspace)])
+    r = run(sb, [PY3, "-c", bomb, token], str(workspace), timeout=3)
+    assert r.cap.timed_out
+    assert 0 < len(r.tracked) <= 40, len(r.tracked)  # nproc 32 + bwrap's own processes
+    assert stragglers(token) == []
+    assert alive(r.tracked) == []
+
+
+def test_memory_hog_hits_address_space_limit(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    r = run(sb, [PY3, "-c", "b = bytearray(512 * 1024 * 1024); print('allocated')"], str(workspace))
+    assert "allocated" not in r.out
+    assert "MemoryError" in r.err
+    assert r.cap.exit_code == 1
+
+
+def test_readonly_disk_filler_stops_at_tmp_cap(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)], tmp_mb=16, fsize_mb=64)
+    r = run(sb, [SH, "-c", "dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1; stat -c %s /tmp/fill"],
+            str(workspace))
+    assert "No space left on device" in r.out
+    size = int(r.out.split()[-1])
+    assert 15 * MiB <= size <= 16 * MiB
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting the small tmpfs workspace needs root")
+def test_build_disk_filler_stops_at_file_size_limit(sandbox_factory) -> None:
+    """The project is writable in build: the file-size limit (8 MiB) stops the writer before the
+    (32 MiB) tmpfs under the workspace is full."""
+    ws = Path(tempfile.mkdtemp(prefix="parism-sbx-tmpfs-", dir="/tmp"))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m,mode=0755", "tmpfs", str(ws)], check=True)
+    try:
+        os.chown(ws, TEST_UID, TEST_UID)
+        sb = sandbox_factory([str(ws)], writable=True, fsize_mb=8)
+        r = run(sb, ["/usr/bin/dd", "if=/dev/zero", f"of={ws}/big", "bs=1M", "count=30"], str(ws))
+        assert r.cap.signal == "SIGXFSZ", (r.cap, r.err)
+        assert (ws / "big").stat().st_size == 8 * MiB
+    finally:
+        subprocess.run(["umount", str(ws)], check=False)
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+def test_background_children_die_with_the_call(sandbox_factory, workspace: Path) -> None:
+    token = marker()
+    sleeper = f"{PY3} -c 'import time; time.sleep(300)' {token}"
+    script = f"setsid {sleeper} & nohup {sleeper} >/dev/null 2>&1 & ({sleeper} &) ; echo started"
+    sb = sandbox_factory([str(workspace)])
+    r = run(sb, [SH, "-c", script], str(workspace))
+    assert r.out.strip() == "started" and r.cap.exit_code == 0
+    assert stragglers(token) == []
+
+
+def test_sigterm_ignorer_is_killed_at_timeout(sandbox_factory, workspace: Path) -> None:
+    token = marker()
+    code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('up', flush=True)\ntime.sleep(300)"
+    sb = sandbox_factory([str(workspace)])
+    r = run(sb, [PY3, "-c", code, token], str(workspace), timeout=1)
+    assert r.cap.timed_out and r.out == "up\n"
+    assert stragglers(token) == []
+
+
+def test_no_new_user_namespace_inside(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    r = run(sb, ["/usr/bin/unshare", "-U", "/bin/true"], str(workspace))
+    assert r.cap.exit_code != 0
+    assert "unshare failed" in r.err
+
+
+INJECT = ("import fcntl, sys, termios\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI, b'Z')\n    print('INJECTED')\n"
+          "except OSError as e:\n    print('REFUSED', e.errno)\n")
+
+# Runs in a child that owns the pty slave as its controlling terminal, like an interactive
+# shell that started the server would: then the command's stdin is a real terminal.
+TTY_PARENT = """
+import fcntl, os, subprocess, sys, termios, json
+os.setsid()
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+r = subprocess.run(json.loads(sys.argv[2]), stdin=fd, capture_output=True, text=True)
+print(r.stdout + r.stderr)
+"""
+
+
+def _inject_via_pty(argv: list[str]) -> tuple[str, bytes]:
+    master, slave = pty.openpty()
+    try:
+        out = subprocess.run([sys.executable, "-c", TTY_PARENT, os.ttyname(slave), json.dumps(argv)],
+                             capture_output=True, text=True, timeout=20).stdout
+        os.set_blocking(master, False)
+        try:
+            typed = os.read(master, 100)
+        except BlockingIOError:
+            typed = b""
+        return out, typed
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_tiocsti_cannot_type_into_the_terminal(sandbox_factory, workspace: Path) -> None:
+    """Control first: without the sandbox the injection works (so this check is real); with
+    the sandbox's argv (--new-session) it is refused and nothing reaches the terminal."""
+    out, typed = _inject_via_pty([PY3, "-c", INJECT])
+    assert "INJECTED" in out and b"Z" in typed
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([PY3], str(workspace)))
+    out, typed = _inject_via_pty([plan.bwrap, *build_argv(plan, [PY3, "-c", INJECT])])
+    assert "REFUSED" in out, out
+    assert b"Z" not in typed
