@@ -29,10 +29,13 @@ from parism.sandbox.pool import Pool
 
 log = logging.getLogger("parism.sandbox")
 
-NETWORK_ERRORS = ("Could not resolve host", "Temporary failure in name resolution",
-                  "Network is unreachable", "network unreachable", "socket: Operation not permitted",
-                  "Name or service not known", "Connection refused", "connection timed out",
-                  "Could not resolve hostname", "unable to access", "dial tcp", "no such host")
+# Substrings of what tools print when they have no network (curl, git, wget, dig, ping, pip,
+# Go and Node clients), checked case-insensitively on stderr of a failed command.
+NETWORK_ERRORS = ("could not resolve host", "temporary failure in name resolution",
+                  "network is unreachable", "network unreachable", "socket: operation not permitted",
+                  "name or service not known", "connection refused", "failed to connect",
+                  "couldn't connect to server", "could not resolve hostname", "no such host",
+                  "dial tcp", "getaddrinfo", "eai_again", "enotfound", "unable to resolve")
 
 
 class BwrapLauncher:
@@ -197,7 +200,8 @@ def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr:
     """Decision 13: a failure that looks like a denied network gets a hint naming the policy."""
     if network_allowed or not exit_code:
         return None
-    if any(s.lower() in stderr.lower() for s in NETWORK_ERRORS):
+    text = stderr.lower()
+    if any(s in text for s in NETWORK_ERRORS):
         return f"network disabled by policy for {cmd}"
     return None
 
