@@ -101,7 +101,10 @@ def _examples(parser: Parser) -> list[list[str]]:
 def _alternatives(cmd: str, os_name: str, allowed: Allowed) -> list[dict[str, Any]]:
     out = []
     for sample in ALTERNATIVE_SAMPLES.get(cmd, []):
-        outcome = registry.parse(cmd, sample, "", os_name)
+        try:
+            outcome = registry.parse(cmd, sample, "", os_name)
+        except Exception:  # noqa: BLE001
+            continue
         err = outcome.parse_error
         if err is not None and err.hint is not None and allowed(cmd, err.hint.args):
             out.append({"from": sample, "args": err.hint.args, "reason": err.message})
@@ -121,7 +124,10 @@ def describe_command(cmd: str, cfg: Any, os_name: str, allowed: Allowed) -> Desc
     if cmd not in cfg.settings.guard.allowed_commands:
         return DescribeResult(version=version, cmd=cmd, failure=Failure(
             kind="guard", reason="command_not_allowed", message=f"Command '{cmd}' is not in the allowed list"))
-    parser = registry.get_parser(cmd)
+    try:
+        parser = registry.get_parser(cmd)
+    except Exception:  # noqa: BLE001 — a broken parser module must not break describe
+        parser = None
     result = DescribeResult(
         version=version, cmd=cmd, profile=cfg.profile.name, policy=policy_summary(cmd, cfg),
         parser=parser_summary(parser, _guard_flags(cfg, cmd)) if parser else None,

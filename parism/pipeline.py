@@ -27,6 +27,7 @@ from parism.envelope import (
     Omission,
     OutputField,
     PageInfo,
+    ParseError,
     Review,
     SandboxReview,
     Telemetry,
@@ -52,6 +53,16 @@ def complete_lines(data: bytes) -> bytes:
     """A capture cut at the cap, back to its last newline (no half line reaches a parser)."""
     cut = data.rfind(b"\n")
     return data[: cut + 1] if cut >= 0 else data
+
+
+def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool) -> registry.ParseOutcome:
+    """``registry.parse``, with a broken parser *module* (import error) reported like a parser
+    exception instead of failing the call."""
+    try:
+        return registry.parse(cmd, args, text, os_name, strict_schemas=strict)
+    except Exception as exc:  # noqa: BLE001 — any parser-side fault is data for the envelope
+        return registry.ParseOutcome(parse_error=ParseError(
+            reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
 
 
 @dataclass
@@ -183,8 +194,8 @@ class Finisher:
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
         if not parse_it:
             return body
-        outcome = registry.parse(req.cmd, req.args, text, os_name or self.os,
-                                 strict_schemas=self.cfg.settings.parsers.strict_schemas)
+        outcome = safe_parse(req.cmd, req.args, text, os_name or self.os,
+                             self.cfg.settings.parsers.strict_schemas)
         body.outcome = outcome
         if outcome.not_found:
             body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",
