@@ -57,11 +57,18 @@ def _refuse(decision: Decision, reason: str, message: str, hint: str | None = No
     return decision
 
 
+# Programs that never end (or only re-run another program): the hint names what to do instead.
+NEVER_ENDING = {
+    "watch": "watch never ends and runs another program; run the command itself once",
+    "yes": "yes never ends",
+}
+
+
 def _allowlist(cmd: str, cfg: LoadedConfig) -> tuple[str, str | None] | None:
     """(message, hint) when ``cmd`` may not run."""
     message = f"Command '{cmd}' is not in the allowed list"
     if cmd not in cfg.settings.guard.allowed_commands:
-        hint = None
+        hint = NEVER_ENDING.get(cmd)
         if cfg.policy(cmd) is not None:
             hint = f"add '{cmd}' to guard.allowed_commands to enable it"
         return message, hint
@@ -192,7 +199,10 @@ def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Deci
         if step() is not None:
             return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
-    decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, decision.cwd)
+    repo_dir = decision.cwd
+    for moved in classified.tokens.values("-C") if cmd == "git" else []:
+        repo_dir = os.path.join(repo_dir, os.path.expanduser(moved))
+    decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo_dir)
     _sandbox(decision, policy, cfg)
     decision.allowed = True
     return decision

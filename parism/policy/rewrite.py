@@ -115,10 +115,15 @@ def git_args(args: list[str], sub_index: int | None, cwd: str) -> list[str]:
     return forced + args[: sub_index + 1] + after + args[sub_index + 1 :]
 
 
-def exec_args(cmd: str, args: list[str], sub_index: int | None, cwd: str) -> list[str]:
-    """The argument list to execute (without the program name)."""
+# curl: ignore every .curlrc (it could add -o or -K) and speak HTTP(S) only, redirects included.
+CURL_FORCED = ["--disable", "--proto", "=http,https", "--proto-redir", "=http,https"]
+# dig: -r ignores ~/.digrc.
+FORCED_PREFIX = {"curl": CURL_FORCED, "dig": ["-r"], "npx": ["--no"]}
+
+
+def exec_args(cmd: str, args: list[str], sub_index: int | None, repo_dir: str) -> list[str]:
+    """The argument list to execute (without the program name).  ``repo_dir`` is where git
+    will look for its repository (the cwd, moved by any ``-C``)."""
     if cmd == "git":
-        return git_args(args, sub_index, cwd)
-    if cmd == "npx":
-        return ["--no", *args]
-    return list(args)
+        return git_args(args, sub_index, repo_dir)
+    return FORCED_PREFIX.get(cmd, []) + list(args)

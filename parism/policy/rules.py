@@ -127,10 +127,10 @@ def classify(args: list[str], policy: CommandPolicy) -> Classified:
         out.values.append(Value(tok.name or tok.text, "flag", tok.text, tok.index, tok.name))
         if tok.value is not None:
             where = tok.index if tok.value_index is None else tok.value_index
-            out.values.append(Value(tok.value, tok.value_kind or "value", tok.text, where, tok.name))
-    for err in out.tokens.errors:
-        out.violations.append(Violation(err.arg, err.describe()))
-    out.violations.extend(_value_rules(policy, out.tokens, out.subcommand))
+            out.values.append(Value(tok.value, tok.value_kind or "value", args[where], where, tok.name))
+    # An undeclared flag explains a refusal best ("flag '-c' is not allowed"), so it comes first.
+    flag_errors = [Violation(err.arg, err.describe()) for err in out.tokens.errors]
+    out.violations = flag_errors + out.violations + _value_rules(policy, out.tokens, out.subcommand)
     return out
 
 
