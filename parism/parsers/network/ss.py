@@ -2,15 +2,16 @@
 
 Schema::
 
-    {connections: [{netid?, state, recv_q: int, send_q: int,
+    {connections: [{netid?, state?, recv_q: int, send_q: int,
                     local_address?, local_port?, peer_address?, peer_port?, interface?,
                     path?, channel?, pid?: int, link_layer?,
                     processes?: [{name, pid: int, fd: int}], uid?: int, inode?: int, details?,
                     info?: str}],
      unparsed?: [str]}
 
-Why: the Netid column is only printed when several families are listed, so columns are located
-from the header (``Netid`` present or not) instead of by count (v1 shifted every field).  Inet
+Why: the Netid column is only printed when several families are listed, and a ``state …``
+filter drops the State column, so the header says which leading columns exist instead of a
+column count (v1 shifted every field).  Inet
 addresses split at the last ``:``; ``[::]`` keeps its brackets and ``127.0.0.53%lo`` keeps the
 scope in ``local_address`` and also gives ``interface``.  Ports stay text: without ``-n`` they
 are service names.  UNIX rows print ``path inode`` and ``* peer-inode`` (→ ``path``,
@@ -37,7 +38,7 @@ _OPTION = re.compile(r"\b(?P<key>uid|ino):(?P<val>\d+)")
 
 class SsRow(BaseModel):
     netid: str | None = None
-    state: str
+    state: str | None = None
     recv_q: int
     send_q: int
     local_address: str | None = None
@@ -61,16 +62,21 @@ def _endpoint(row: dict[str, object], side: str, text: str) -> None:
         row["interface"] = host.rsplit("%", 1)[1].rstrip("]")
 
 
-def _read(tokens: list[str], line: str, has_netid: bool) -> dict[str, object] | None:
+def _read(tokens: list[str], line: str, has_netid: bool, has_state: bool) -> dict[str, object] | None:
     i = 0
     row: dict[str, object] = {}
     if has_netid:
         row["netid"] = tokens[0]
         i = 1
-    if len(tokens) < i + 4 or tokens[i] not in _STATES or not tokens[i + 1].isdigit() or not tokens[i + 2].isdigit():
+    if has_state:
+        if len(tokens) <= i or tokens[i] not in _STATES:
+            return None
+        row["state"] = tokens[i]
+        i += 1
+    if len(tokens) < i + 3 or not tokens[i].isdigit() or not tokens[i + 1].isdigit():
         return None
-    row["state"], row["recv_q"], row["send_q"] = tokens[i], int(tokens[i + 1]), int(tokens[i + 2])
-    i += 3
+    row["recv_q"], row["send_q"] = int(tokens[i]), int(tokens[i + 1])
+    i += 2
     netid = str(row.get("netid", ""))
     rest = tokens[i:]
     if netid.startswith("u_") or (not has_netid and len(rest) >= 4 and rest[1].isdigit() and rest[3].isdigit()
@@ -123,18 +129,19 @@ def parse(text: str, pin: ParseInput) -> dict:
     rows: list[dict[str, object]] = []
     unparsed: list[str] = []
     has_netid: bool | None = None
+    has_state = True
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         s = line.strip()
         if not s:
             continue
-        if s.startswith(("Netid", "State")) and "Recv-Q" in s:
-            has_netid = s.startswith("Netid")
+        if s.startswith(("Netid", "State", "Recv-Q")) and "Send-Q" in s:
+            has_netid, has_state = s.startswith("Netid"), " State " in f" {s} "
             continue
         tokens = s.split()
         if has_netid is None:
             has_netid = tokens[0] not in _STATES
-        row = _read(tokens, s, has_netid)
+        row = _read(tokens, s, has_netid, has_state)
         if row is not None:
             rows.append(row)
         elif rows and line[:1] in (" ", "\t"):
@@ -184,7 +191,7 @@ PARSER = Parser(
     row_fields=("netid", "state", "recv_q", "send_q", "local_address", "local_port", "peer_address",
                 "peer_port", "interface", "path", "channel", "pid", "link_layer", "processes", "uid",
                 "inode", "details", "info"),
-    noise=r"^(?:Netid|State)\s",
+    noise=r"^(?:Netid|State|Recv-Q)\s",
     os=frozenset({"linux"}),
     examples=(("-tuln",), ("-tulpn",), ("-tan", "state", "established")),
 )

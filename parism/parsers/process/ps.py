@@ -12,7 +12,9 @@ Why header-driven: ``ps aux`` (Linux/macOS), ``ps -ef``, ``-l``, ``-j``, busybox
 whitespace token (``lstart`` is five), and the last column (normally the command) is the rest of
 the line with its spacing kept.  Values are kept as printed (``?``/``??`` ttys, ``12:10PM``,
 ``systemd+`` truncated users); only numeric columns are converted.  ``-ef`` prints user names on
-Linux and numeric ids on macOS under ``UID``, so ``uid`` stays a string.  Lines that do not fit
+Linux and numeric ids on macOS under ``UID``, so ``uid`` stays a string.  With ``-o`` the columns
+come from the keywords (procps titles both ``comm`` and ``args`` "COMMAND"): ``comm`` is the
+executable name, ``command`` the full argument list.  Lines that do not fit
 the header are listed in ``unparsed`` instead of being dropped silently.
 """
 
@@ -47,7 +49,7 @@ _COLUMNS: dict[str, tuple[str, str]] = {
     "F": ("flags", "str"), "FLAGS": ("flags", "str"), "ADDR": ("addr", "str"),
     "WCHAN": ("wchan", "str"), "MWCHAN": ("wchan", "str"), "LABEL": ("label", "str"),
     "CMD": ("command", "str"), "COMMAND": ("command", "str"), "ARGS": ("command", "str"),
-    "COMM": ("command", "str"), "UCOMM": ("command", "str"), "UCMD": ("command", "str"),
+    "COMM": ("comm", "str"), "UCOMM": ("comm", "str"), "UCMD": ("comm", "str"), "FNAME": ("comm", "str"),
 }
 # layouts printed when the header is switched off (procps column order)
 _NO_HEADER_LAYOUTS = {
