@@ -74,7 +74,10 @@ class Capture:
 
 
 class Started(Protocol):
-    """A running child as the executor sees it (implemented by every launcher)."""
+    """A running child as the executor sees it (implemented by every launcher).
+
+    A launcher whose command can fail to start *after* the launcher process started (bwrap)
+    may also expose ``spawn_error: str | None`` ("ENAME: message"), read after ``wait``."""
 
     pid: int
     stdout: BinaryIO
@@ -130,12 +133,27 @@ def _signal_group(pgid: int, sig: int) -> bool:
 
 
 def _group_alive(pgid: int) -> bool:
-    """A group whose members are all zombies still answers; the grace loop then just SIGKILLs."""
+    """Does the group still have a member that is not a zombie?
+
+    ``killpg(pgid, 0)`` alone is not enough: orphaned members that died wait as zombies until
+    PID 1 reaps them, and a container's PID 1 may never do so — the grace would always expire."""
     try:
         os.killpg(pgid, 0)
-        return True
     except (ProcessLookupError, PermissionError):
         return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":  # fields: state ppid pgrp ...
+            return True
+    return False
 
 
 class _DirectStarted:
@@ -276,6 +294,11 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
         if tracked is not None:
             tracked.extend(tracker.pids)
     code = child.wait(DRAIN_AFTER_KILL_S)
+    inner = getattr(child, "spawn_error", None)  # a sandbox reports "ENAME: message" from inside
+    if inner:
+        name, _, text = str(inner).partition(":")
+        cap.spawn_error = SpawnError(name.strip(), f"spawn {os.path.basename(spec.argv[0])} {name.strip()}:{text}")
+        return cap
     if code is not None and code < 0:
         cap.signal = signal.Signals(-code).name if -code in signal.valid_signals() else f"SIG{-code}"
     else:
