@@ -128,6 +128,22 @@ def split_unescaped(text: str, sep: str) -> tuple[str, str] | None:
     return None
 
 
+def split_link(text: str, size: int | None) -> tuple[str, str | None, bool]:
+    """``name -> target`` printed without quoting → (name, target, ambiguous).
+
+    When ``' -> '`` occurs more than once, the symlink's size (the byte length of its target,
+    printed by ``ls -l`` and ``stat``) picks the split; without it the first split is kept and
+    ``ambiguous`` is True."""
+    cuts = [m.start() for m in re.finditer(" -> ", text)]
+    if not cuts:
+        return text, None, False
+    if len(cuts) > 1 and size is not None:
+        fits = [c for c in cuts if len(text[c + 4:].encode("utf-8", "surrogateescape")) == size]
+        if len(fits) == 1:
+            return text[:fits[0]], text[fits[0] + 4:], False
+    return text[:cuts[0]], text[cuts[0] + 4:], len(cuts) > 1
+
+
 def unquote_c(text: str) -> str:
     """``"a b\\n"`` (``ls -Q`` / ``--quoting-style=c``) → the decoded name; else unchanged."""
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':

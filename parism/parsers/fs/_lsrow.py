@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from parism.parsers.dates import listing_date_to_iso
 from parism.parsers.fs._common import (
-    MODE_RE, mode_info, split_quoted_link, split_unescaped, unescape_c, unquote_c,
+    MODE_RE, mode_info, split_link, split_quoted_link, split_unescaped, unescape_c, unquote_c,
 )
 from parism.parsers.table import human_to_bytes
 
@@ -52,7 +52,7 @@ def decode_name(text: str, style: RowStyle) -> str:
     return text
 
 
-def _split_link(name: str, style: RowStyle) -> tuple[str, str | None, bool]:
+def _split_link(name: str, style: RowStyle, row: dict[str, object]) -> tuple[str, str | None, bool]:
     """(name, target, ambiguous). Without quoting a name containing ' -> ' cannot be told apart."""
     if style.c_quoted:
         left, right = split_quoted_link(name)
@@ -60,10 +60,8 @@ def _split_link(name: str, style: RowStyle) -> tuple[str, str | None, bool]:
     if style.escaped:
         parts = split_unescaped(name, " -> ")
         return (parts[0], parts[1], False) if parts else (name, None, False)
-    left, sep, right = name.partition(" -> ")
-    if not sep:
-        return name, None, False
-    return left, right, " -> " in right
+    size = row.get("size_bytes")
+    return split_link(name, size if isinstance(size, int) else None)
 
 
 def strip_indicator(name: str, style: RowStyle) -> tuple[str, str | None]:
@@ -112,7 +110,10 @@ def parse_row(line: str, style: RowStyle, now_year: int | None) -> dict[str, obj
     iso = listing_date_to_iso(date, now_year)
     if iso is not None:
         row["modified_at"] = iso
-    set_name(row, g["name"], style)
+    name = g["name"]
+    if len(date) == 10 and date[4] == "-" and name.startswith(" "):
+        name = name[1:]  # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
+    set_name(row, name, style)
     return row
 
 
@@ -121,7 +122,7 @@ def set_name(row: dict[str, object], raw_name: str, style: RowStyle) -> str | No
     name: str = raw_name
     target: str | None = None
     if row.get("type") == "symlink":
-        name, target, ambiguous = _split_link(raw_name, style)
+        name, target, ambiguous = _split_link(raw_name, style, row)
         if ambiguous:
             row["ambiguous_link"] = True
     name, ind = strip_indicator(name, style) if target is None else (name, None)

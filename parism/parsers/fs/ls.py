@@ -150,6 +150,14 @@ def _sectioned(tokens: Tokens) -> bool:
     return tokens.has("-R", "--recursive") or len(pos) > 1 or any(c in p for p in pos for c in "*?[")
 
 
+_SORT_FLAGS = ("-t", "-S", "-U", "-f", "-v", "-X", "-r", "-c", "-u", "--sort", "--reverse", "--group-directories-first")
+
+
+def _name_sorted(tokens: Tokens) -> bool:
+    """Whether ls sorted by name (its default), so that the listing must be in name order."""
+    return not tokens.has(*_SORT_FLAGS)
+
+
 _TOTAL = re.compile(r"total (\S+)")
 _NAME_PREFIX = re.compile(r"\s*(\d+(?:[.,]\d+)?[KMGTPEZYk]?) (.*)")
 
@@ -177,6 +185,14 @@ class _Reader:
     def _header(self, line: str) -> None:
         self.directory = decode_name(line[:-1], self.style)
 
+    def _total(self, i: int, line: str) -> bool:
+        """``total N`` as the first line of a listing or right after a ``dir:`` header."""
+        t = _TOTAL.fullmatch(line)
+        if t and (i == 0 or self.lines[i - 1].endswith(":")):
+            self.totals.append({"directory": self.directory, "total": t.group(1)})
+            return True
+        return False
+
     def _add(self, row: dict[str, object]) -> None:
         if self.directory is not None:
             row["directory"] = self.directory
@@ -194,11 +210,8 @@ class _Reader:
                 self._header(line)
                 continue
             row = parse_row(line, self.style, self.pin.now_year)
-            if row is None and not blanks:
-                t = _TOTAL.fullmatch(line)
-                if t and (i == 0 or self.lines[i - 1].endswith(":")):
-                    self.totals.append({"directory": self.directory, "total": t.group(1)})
-                    continue
+            if row is None and not blanks and self._total(i, line):
+                continue
             if blanks or row is None:
                 if self.entries and not self.style.escaped and not self.style.c_quoted:
                     self._continue(blanks, None if row is not None else line)
@@ -229,19 +242,31 @@ class _Reader:
         blanks = 0
         ambiguous = False
         printed: list[str] = []
+        check_order = not (self.style.escaped or self.style.c_quoted) and _name_sorted(self.pin.tokens)
+        previous: str | None = None
         for i, line in enumerate(self.lines):
             if line == "":
                 blanks += 1
                 continue
             if self._is_header(i, blanks > 0):
                 blanks = 0
+                previous = None
                 self._header(line)
+                continue
+            if self.style.has_blocks and self._total(i, line):
                 continue
             if blanks:
                 ambiguous = True
             blanks = 0
             printed.append(line)
-            self._add(self._name_row(line))
+            row = self._name_row(line)
+            name = str(row["name"])
+            if check_order and previous is not None and name < previous and not self.warnings:
+                self.warnings.append(
+                    f"possible_names_with_newlines: line {i + 1} breaks the C-locale name order, so a name "
+                    "may contain a newline (or the listing was sorted in another locale); rerun with -b to be sure")
+            previous = name
+            self._add(row)
         if blanks:
             ambiguous = True
         if ambiguous and not (self.style.escaped or self.style.c_quoted):
@@ -287,6 +312,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         out["warnings"] = reader.warnings
     if unresolved is not None:
         out["unresolved"] = unresolved
+    if unresolved is not None or any("newlines" in w for w in reader.warnings):
         out["hint_args"] = drop_args(pin.sub_args, add=["-b"])
     return out
 

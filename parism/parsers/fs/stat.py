@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
 from parism.parsers.dates import gnu_to_iso, month_day_to_iso
-from parism.parsers.fs._common import MODE_RE, drop_args, mode_info, split_lines
+from parism.parsers.fs._common import MODE_RE, drop_args, mode_info, split_lines, split_link
 from parism.policy.tokenize import Tokens
 
 FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data", "--printf": "data",
@@ -110,19 +110,21 @@ _BSD = re.compile(
 )
 
 
-def _unquote(text: str) -> tuple[str, str | None]:
-    """GNU ``File:`` value → (name, symlink target)."""
+def _unquote(text: str, link_size: int | None) -> tuple[str, str | None, bool]:
+    """GNU ``File:`` value → (name, symlink target, ambiguous). ``link_size`` is None for
+    anything but a symlink (then ``' -> '`` is part of the name)."""
     q = text[:1]
-    if q in _QUOTES:
+    if q in _QUOTES and text.endswith(_QUOTES[q]) and len(text) >= 2:
         close = _QUOTES[q]
         sep = f"{close} -> {q}"
-        if sep in text and text.endswith(close):
+        if link_size is not None and sep in text:
             name, _, target = text[1:-1].partition(sep)
-            return name, target
-        if text.endswith(close) and len(text) >= 2:
-            return text[1:-1], None
-    name, sep, target = text.partition(" -> ")
-    return (name, target) if sep else (text, None)
+            return name, target, False
+        if sep not in text or link_size is None:
+            return text[1:-1], None, False
+    if link_size is None:
+        return text, None, False
+    return split_link(text, link_size)
 
 
 def _set_time(rec: dict[str, object], key: str, raw: str, iso: str | None) -> None:
@@ -144,10 +146,13 @@ def _gnu(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
             continue
         m = _SIZE.fullmatch(line)
         if m and name_lines is not None:
-            name, target = _unquote("\n".join(name_lines))
+            is_link = m.group(4).strip() == "symbolic link"
+            name, target, ambiguous = _unquote("\n".join(name_lines), int(m.group(1)) if is_link else None)
             rec = {"file": name}
             if target is not None:
                 rec["target"] = target
+            if ambiguous:
+                warnings.append(f"symlink {name!r}: ' -> ' occurs in the name or target; split at the first")
             rec.update(size_bytes=int(m.group(1)), blocks=int(m.group(2)), io_block=int(m.group(3)))
             if m.group(4):
                 rec["file_type"] = m.group(4).strip()

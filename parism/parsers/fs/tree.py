@@ -4,14 +4,17 @@ Schema::
 
     {root: node, roots?: [node] (when several directories were given),
      directories?: int, files?: int, warnings?: [str]}
-    node = {name, type: "directory"|"file"|"symlink"|"other"|null, target?, info?, error?,
-            children?: [node]}
+    node = {name, type: "directory"|"file"|"symlink"|"other"|null, target?, ambiguous_link?,
+            info?, error?, children?: [node]}
 
 Depth comes from the 4-column indentation groups.  Whether an entry is a directory is never
 guessed from its name: it is known from ``-F`` (``/`` suffix), ``-d`` (directories only), from
 having children, or from the summary line — when the directories already known match
 ``N directories``, every other plain leaf is a file; otherwise leaves keep ``type: null``.
 The summary counts are checked against the drawn entries (a mismatch is a warning).
+Symlinks: tree prints ``name -> target`` and nothing else marks them, so without ``-Q`` (quoted
+names) or ``-p`` (mode shown) a regular file whose name contains `` -> `` cannot be told from a
+link; it is read as a link, and a name with several arrows is flagged ``ambiguous_link``.
 ``tree -J`` prints JSON, which the registry passes through unchanged.
 """
 
@@ -22,7 +25,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.fs._common import decode_octal, drop_args, split_lines, unescape_c, unquote_c
+from parism.parsers.fs._common import MODE_RE, decode_octal, drop_args, split_lines, split_link, unescape_c
 from parism.policy.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
@@ -55,6 +58,7 @@ class TreeNode(BaseModel):
     name: str
     type: str | None = None
     target: str | None = None
+    ambiguous_link: bool | None = None
     info: str | None = None
     error: str | None = None
     children: list["TreeNode"] | None = None
@@ -70,9 +74,13 @@ class TreeResult(BaseModel):
 
 
 def _decode(name: str, ascii_mode: bool, quoted: bool) -> str:
-    if quoted:
-        return unquote_c(name)
-    if ascii_mode:  # the C locale escapes '\\', ' ' and non-ASCII bytes
+    """Undo tree's escaping: the C locale escapes ``\\``, space and non-ASCII bytes C-style; a
+    UTF-8 locale only writes unprintable bytes as ``\\ooo``; ``-Q`` adds quotes and ``\\"``."""
+    if quoted and len(name) >= 2 and name[0] == '"' and name[-1] == '"':
+        name = name[1:-1]
+        if not ascii_mode:
+            name = name.replace('\\"', '"')
+    if ascii_mode:
         return unescape_c(name)
     return decode_octal(name)
 
@@ -87,10 +95,16 @@ def _node(text: str, pin: ParseInput, ascii_mode: bool) -> dict[str, object]:
         node["error"] = m.group(1)
         text = text[: m.start()]
     quoted = pin.tokens.has("-Q")
-    name, sep, target = text.partition(" -> ") if not quoted else _split_quoted(text)
-    if sep:
+    mode = str(node.get("info", "")).split(" ", 1)[0]
+    if re.fullmatch(MODE_RE, mode) and mode[0] != "l":  # -p shows the type: ' -> ' is in the name
+        name, target, ambiguous = text, None, False
+    else:
+        name, target, ambiguous = split_link(text, None) if not quoted else _split_quoted(text)
+    if target is not None:
         node["type"] = "symlink"
         node["target"] = _decode(target, ascii_mode, quoted)
+        if ambiguous:
+            node["ambiguous_link"] = True
     elif pin.tokens.has("-F") and name[-1:] in "/*=|" and len(name) > 1:
         node["type"] = {"/": "directory", "*": "file"}.get(name[-1], "other")
         name = name[:-1]
@@ -100,9 +114,9 @@ def _node(text: str, pin: ParseInput, ascii_mode: bool) -> dict[str, object]:
     return node
 
 
-def _split_quoted(text: str) -> tuple[str, str, str]:
+def _split_quoted(text: str) -> tuple[str, str | None, bool]:
     idx = text.find('" -> "')
-    return (text[: idx + 1], " -> ", text[idx + 5:]) if idx >= 0 else (text, "", "")
+    return (text[: idx + 1], text[idx + 5:], False) if idx >= 0 else (text, None, False)
 
 
 def _finish(nodes: list[dict[str, object]], directories: int | None, warnings: list[str]) -> None:
