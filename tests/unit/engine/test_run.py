@@ -121,3 +121,25 @@ def test_bad_request_is_an_envelope_not_an_exception(engine: Engine, tmp_path: P
     assert env.ok is False and env.failure is not None and env.failure.reason == "invalid_request"
     env = engine.run("echo", [1, 2], cwd=str(tmp_path))  # type: ignore[list-item]
     assert env.ok is False and env.failure is not None and env.failure.kind == "config"
+
+
+def test_timeout_is_an_exec_failure_with_the_signal(make_engine: MakeEngine, tmp_path: Path) -> None:
+    engine = make_engine(guard={"timeout_ms": 500}, telemetry={"enabled": True})
+    env = engine.run("sh", ["-c", "sleep 30"], cwd=str(tmp_path))
+    assert env.ok is False and env.failure is not None and env.failure.reason == "timeout"
+    assert env.signal == "SIGTERM" and env.exitCode == 128 + 15
+    assert 400 <= env.duration_ms < 5000
+    assert env.telemetry is not None and env.telemetry.exec_ms == float(env.duration_ms)
+
+
+def test_diff_walk_is_bounded_and_does_not_follow_symlinks(tmp_path: Path) -> None:
+    from parism.fsdiff import snapshot
+
+    (tmp_path / "link").symlink_to("/etc")
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "too-deep").write_text("")
+    snap = snapshot(str(tmp_path))
+    assert set(snap.mtimes) == {str(tmp_path / p) for p in ("link", "a", "a/b", "a/b/c")}
+    assert not snap.truncated
+    assert snapshot(str(tmp_path), max_entries=2).truncated
