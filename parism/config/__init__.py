@@ -144,6 +144,25 @@ def _profile_layer(profile: Profile, origin: str) -> tuple[Leaves, list[ConfigPr
     return leaves, problems
 
 
+FileLayer = tuple[str, Leaves, list[ConfigProblem], bool]  # origin, leaves, problems, trusted
+
+
+def _choose_profile(file_layers: list[FileLayer],
+                    envs: list[tuple[str, Leaves, list[ConfigProblem]]]) -> tuple[str, str]:
+    """(profile name or file, origin).  Chosen before stacking, because the profile is the base:
+    by the global/explicit file, then ``PARISM_PROFILE``; a project may only step down to
+    ``readonly``."""
+    name, origin = "readonly", "default"
+    candidates = [(o, leaves) for o, leaves, _, _ in file_layers if not o.startswith("project:")]
+    for source, leaves in candidates + [(o, leaves) for o, leaves, _ in envs]:
+        if "guard.profile" in leaves:
+            name, origin = leaves["guard.profile"], source
+    for source, leaves, _, _ in file_layers:
+        if source.startswith("project:") and leaves.get("guard.profile") == "readonly":
+            name, origin = "readonly", source
+    return name, origin
+
+
 def load_config(config_path: str | None = None, *, cwd: str | None = None,
                 environ: Mapping[str, str] | None = None) -> LoadedConfig:
     """Load and validate every layer; never raises (problems are in ``.errors``)."""
@@ -154,7 +173,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
     errors: list[ConfigProblem] = []
     explicit = config_path or env.get("PARISM_CONFIG") or None
 
-    file_layers: list[tuple[str, Leaves, list[ConfigProblem], bool]] = []  # + trusted?
+    file_layers: list[FileLayer] = []
     if explicit:
         layer = _file_layer(os.path.abspath(os.path.expanduser(explicit)), "explicit", warnings)
         if layer is None:
@@ -173,16 +192,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
                 file_layers.append((*layer, trusted))
     envs = env_layers(env, server_cwd)
 
-    # The profile is chosen before the layers are stacked, because it is their base.
-    profile_name = "readonly"
-    for _, leaves, _, trusted in file_layers:
-        if trusted and "guard.profile" in leaves:
-            profile_name = leaves["guard.profile"]
-    for origin, leaves, _ in envs:
-        profile_name = leaves.get("guard.profile", profile_name)
-    for origin, leaves, _, trusted in file_layers:
-        if not trusted and leaves.get("guard.profile") == "readonly":
-            profile_name = "readonly"
+    profile_name, profile_from = _choose_profile(file_layers, envs)
     profile, problems = load_profile(profile_name)
     errors.extend(problems)
 
@@ -194,8 +204,8 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
     stack.apply(leaves, profile_origin)
     for origin, leaves, problems, trusted in file_layers:
         errors.extend(problems)
-        if not trusted:
-            bad = widening(leaves, stack.values, origin.split(":", 1)[1])
+        if origin.startswith("project:"):
+            bad = widening(leaves, stack.values, origin.split(":", 1)[1], trusted)
             errors.extend(bad)
             leaves = {k: v for k, v in leaves.items() if not any(p.key == k for p in bad)}
             leaves.pop("trust_project_config", None)
@@ -204,6 +214,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
         errors.extend(problems)
         stack.apply(leaves, origin)
     stack.values["guard.profile"] = profile_name
+    stack.origins["guard.profile"] = profile_from
 
     settings = stack.settings()
     if settings.guard.allowed_paths == []:

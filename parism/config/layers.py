@@ -51,7 +51,9 @@ def read_document(path: str) -> tuple[dict[str, Any] | None, list[ConfigProblem]
         else:
             doc = tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        return None, [ConfigProblem(path, "", f"invalid TOML: {exc}")]
+        last_line = max(1, len(data.splitlines()))
+        where = "" if "line" in str(exc) else f" (line {last_line})"
+        return None, [ConfigProblem(path, "", f"invalid TOML: {exc}{where}")]
     except json.JSONDecodeError as exc:
         return None, [ConfigProblem(path, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
     except UnicodeDecodeError:

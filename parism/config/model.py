@@ -21,9 +21,10 @@ DEFAULT_ENV_PATTERNS: list[str] = ["TOKEN", "SECRET", "AUTHZ", "PASSWORD", "PASS
 
 
 class Strict(BaseModel):
-    """Base for every config table: unknown keys are errors, values are validated on assignment."""
+    """Base for every config table: unknown keys are errors, types are strict (``"10"`` is not
+    an integer), values are validated on assignment."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 
 
 class ArgRestriction(Strict):
@@ -109,12 +110,12 @@ class AdaptiveThresholds(Strict):
     compact: int = Field(default=50, ge=0)
     json_no_raw: int = Field(default=200, ge=0)
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, strict=True, populate_by_name=True)
 
 
 class ExternalCapabilities(Strict):
-    fs_read: list[tuple[str, str]] = Field(default_factory=list)
-    env: list[tuple[str, str]] = Field(default_factory=list)
+    fs_read: list[list[str]] = Field(default_factory=list)  # [[host_path, guest_path], ...]
+    env: list[list[str]] = Field(default_factory=list)  # [[name, value], ...]
 
 
 class ParsersSettings(Strict):

@@ -142,12 +142,19 @@ RULES: dict[str, Check] = {
 }
 
 
-def widening(leaves: Leaves, current: dict[str, Any], source: str) -> list[ConfigProblem]:
-    """Problems for every leaf of an untrusted layer that would widen ``current``."""
+# Even a trusted project never chooses the profile file or trusts itself.
+ALWAYS_CHECKED = ("guard.profile", "trust_project_config")
+
+
+def widening(leaves: Leaves, current: dict[str, Any], source: str, trusted: bool = False) -> list[ConfigProblem]:
+    """Problems for every leaf of a project layer that would widen ``current``."""
     problems = []
     for key, new in leaves.items():
+        if trusted and key not in ALWAYS_CHECKED:
+            continue
         rule = RULES.get(key, _never)
         message = rule(new, current.get(key))
         if message:
-            problems.append(ConfigProblem(source, key, f"untrusted project configuration {message}"))
+            who = "project configuration" if trusted else "untrusted project configuration"
+            problems.append(ConfigProblem(source, key, f"{who} {message}"))
     return problems
