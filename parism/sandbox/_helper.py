@@ -100,7 +100,8 @@ def main():
     if pid == 0:
         try:
             os.close(err_r)
-            os.close(status)
+            os.closerange(3, err_w)  # the command gets stdin/stdout/stderr and nothing else
+            os.closerange(err_w + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
             for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
                 signal.signal(sig, signal.SIG_DFL)
             apply_limits(msg["limits"], msg["oom_score_adj"])

@@ -17,6 +17,7 @@ import os
 import signal
 import struct
 import subprocess
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -27,6 +28,7 @@ from parism.sandbox.bwrap import build_argv
 from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
+KILL_WAIT_S = 2.0
 
 
 @lru_cache(maxsize=1)
@@ -47,23 +49,24 @@ class Prepared:
         self.plan = plan
         control_r, self._control_w = os.pipe2(os.O_CLOEXEC)
         self._status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        self._info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         user = plan.run_as
+        argv = build_argv(plan, helper_command(plan, control_r, status_w), info_w)
         try:
             self.proc = subprocess.Popen(
-                [plan.bwrap, *build_argv(plan, helper_command(plan, control_r, status_w))],
-                env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-                pass_fds=(control_r, status_w),
+                [plan.bwrap, *argv], env=BWRAP_ENV, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                close_fds=True, pass_fds=(control_r, status_w, info_w),
                 user=user.uid if user.switch else None, group=user.gid if user.switch else None,
                 extra_groups=[] if user.switch else None,
             )
         except BaseException:
-            os.close(self._control_w)
-            os.close(self._status_r)
+            for fd in (self._control_w, self._status_r, self._info_r):
+                os.close(fd)
             raise
         finally:
-            os.close(control_r)
-            os.close(status_w)
+            for fd in (control_r, status_w, info_w):
+                os.close(fd)
         self.used = False
 
     @property
@@ -84,54 +87,86 @@ class Prepared:
             pass  # the sandbox died while waiting: wait() reports bwrap's own status and stderr
         finally:
             os.close(self._control_w)
-        return SandboxStarted(self.proc, self._status_r)
+        return SandboxStarted(self.proc, self._status_r, self._info_r)
 
     def discard(self) -> None:
         """Kill an unused sandbox (pool shutdown, eviction)."""
         if not self.used:
             self.used = True
             os.close(self._control_w)
-        kill_sandbox(self.proc)
+        kill_sandbox(self.proc, self._info_r)
         os.close(self._status_r)
         for pipe in (self.proc.stdout, self.proc.stderr):
             if pipe is not None:
                 pipe.close()
 
 
-def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL bwrap's group and every recorded descendant; never raises.
+def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None) -> None:
+    """SIGKILL bwrap's group and its descendants, then wait for the sandbox's PID 1; never raises.
 
-    With a pid namespace this alone ends everything inside (bwrap's PID 1 dies by PDEATHSIG,
-    taking the namespace with it); without one (host_procs, nested-weak) the descendant sweep
-    catches what stayed in the tree. Once bwrap has been reaped its pid may be reused: stop."""
-    if proc.poll() is not None:
-        return
-    try:
-        kids = psutil.Process(proc.pid).children(recursive=True)
-    except psutil.Error:
-        kids = []
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    for kid in kids:
+    With a pid namespace, bwrap's death ends everything inside (its PID 1 dies by PDEATHSIG and
+    the kernel kills the namespace); bwrap may exit a moment before that teardown finishes,
+    so we wait for PID 1 (its host pid comes from bwrap's --info-fd) to be gone. Without a pid
+    namespace (host_procs, nested-weak) the descendant sweep catches what stayed in the tree.
+    Closes ``info_fd`` (None: PID 1 was already waited for by an earlier kill)."""
+    inner = _inner_pid(info_fd) if info_fd is not None else None
+    if proc.poll() is None:  # once reaped, bwrap's pid may be reused: no signals by pid then
         try:
-            kid.kill()
+            kids = psutil.Process(proc.pid).children(recursive=True)
         except psutil.Error:
-            continue
+            kids = []
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for kid in kids:
+            try:
+                kid.kill()
+            except psutil.Error:
+                continue
+        try:
+            proc.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            pass
+    if inner is not None:
+        _wait_gone(inner)
+
+
+def _inner_pid(info_fd: int) -> psutil.Process | None:
+    """PID 1 of the sandbox, from the first JSON object bwrap wrote to the info pipe."""
     try:
-        proc.wait(2)
-    except subprocess.TimeoutExpired:
-        pass
+        data = os.read(info_fd, 65536)
+    except OSError:
+        data = b""
+    finally:
+        os.close(info_fd)
+    try:
+        info, _ = json.JSONDecoder().raw_decode(data.decode("utf-8", "replace").lstrip())
+        return psutil.Process(int(info["child-pid"]))
+    except (ValueError, KeyError, TypeError, psutil.Error):
+        return None
+
+
+def _wait_gone(proc: psutil.Process) -> None:
+    """Until ``proc`` is gone or a zombie (a zombie PID 1 means its namespace is empty)."""
+    deadline = time.monotonic() + KILL_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            if not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.Error:
+            return
+        time.sleep(0.001)
 
 
 class SandboxStarted:
     """``Started`` for a sandboxed command: bwrap's pid and pipes, the command's exact status."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], status_fd: int) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], status_fd: int, info_fd: int) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         self._proc = proc
         self._status_fd = status_fd
+        self._info_fd: int | None = info_fd
         self._code: int | None = None
         self.pid = proc.pid
         self.stdout: BinaryIO = proc.stdout
@@ -171,4 +206,5 @@ class SandboxStarted:
         return outer
 
     def kill_tree(self) -> None:
-        kill_sandbox(self._proc)
+        info, self._info_fd = self._info_fd, None
+        kill_sandbox(self._proc, info)

@@ -1,0 +1,140 @@
+"""Pre-started sandboxes: identical to cold ones, single use, bounded, and never left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from parism.sandbox.launcher import Prepared
+from parism.sandbox.pool import Pool
+from tests.security.sandbox.helpers import SH, alive, decision, make_spec, run, sandbox_factory, workspace
+
+__all__ = ["sandbox_factory", "workspace"]
+
+# Everything that defines the sandbox as the command sees it. /proc/self/mounts (not mountinfo:
+# mount ids differ per instance by design) gives the mount table with options and tmpfs sizes.
+INSPECT = ("cat /proc/self/mounts; cat /proc/self/limits; env | sort; id; cat /proc/self/oom_score_adj;"
+           " grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; hostname; ls /; ls -d /proc/[0-9]*")
+
+
+def _wait_ready(pool: Pool, plan, n: int = 1, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while pool.ready_count(plan) < n:
+        assert time.monotonic() < deadline, "pool did not refill"
+        time.sleep(0.01)
+
+
+def test_pooled_sandbox_equals_cold_one(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    cold = run(sb, [SH, "-c", INSPECT], str(workspace))
+    pool = sb._pool
+    assert pool is not None and (pool.hits, pool.misses) == (0, 1)
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    _wait_ready(pool, plan)
+    warm = run(sb, [SH, "-c", INSPECT], str(workspace))
+    assert (pool.hits, pool.misses) == (1, 1)
+    assert cold.cap.exit_code == warm.cap.exit_code == 0
+    assert "tmpfs /tmp tmpfs" in cold.out and "Max processes             32" in cold.out
+    assert warm.out == cold.out
+
+
+def test_entries_are_single_use(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    prepared = Prepared(plan)
+    started = prepared.handover(["/usr/bin/true"])
+    with pytest.raises(RuntimeError):
+        prepared.handover(["/usr/bin/true"])
+    assert started.wait(10) == 0
+    started.kill_tree()
+    assert alive([started.pid]) == []
+
+
+def test_pooled_sandbox_dies_with_its_call(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    run(sb, ["/usr/bin/true"], str(workspace))
+    _wait_ready(sb._pool, plan)
+    r = run(sb, [SH, "-c", "sleep 300 & echo $!"], str(workspace))
+    assert r.cap.exit_code == 0 and alive(r.tracked) == []
+
+
+def test_close_kills_unused_sandboxes(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    run(sb, ["/usr/bin/true"], str(workspace))
+    _wait_ready(sb._pool, plan)
+    pids = _pool_pids(sb._pool)
+    assert pids and alive(pids) == pids
+    sb.close()
+    assert alive(pids) == []
+
+
+def test_pool_is_bounded(sandbox_factory, tmp_path: Path) -> None:
+    pool = Pool(per_plan=1, max_plans=2)
+    try:
+        sb = sandbox_factory()
+        dirs = []
+        for i in range(4):
+            d = Path(f"/tmp/parism-sbx-bound-{os.getpid()}-{i}")
+            d.mkdir(mode=0o755, exist_ok=True)
+            dirs.append(d)
+            plan = sb.plan(decision(), make_spec([SH], str(d)))
+            pool.take(plan).discard()
+            _wait_ready(pool, plan)
+            assert pool.ready_count() <= 2
+        assert pool.ready_count() == 2
+    finally:
+        pool.close()
+        for d in dirs:
+            d.rmdir()
+
+
+def _pool_pids(pool: Pool) -> list[int]:
+    with pool._lock:
+        return [e.proc.pid for d in pool._ready.values() for _, e in d]
+
+
+CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from types import SimpleNamespace
+from parism.sandbox import Sandbox
+from parism.executor import ExecSpec, execute
+sb = Sandbox(None, [], sys.argv[2])
+spec = ExecSpec(argv=["/usr/bin/true"], cwd=sys.argv[2], env={"PATH": "/usr/bin"}, timeout_s=5,
+                max_stdout=1024, max_stderr=1024)
+dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+execute(spec, sb.launcher(dec, spec))
+while sb._pool.ready_count() < 1:
+    time.sleep(0.01)
+print(" ".join(str(e.proc.pid) for d in sb._pool._ready.values() for _, e in d), flush=True)
+time.sleep(300)
+"""
+
+
+def test_server_killed_hard_leaves_no_sandbox(workspace: Path) -> None:
+    """SIGKILL gives the server no chance to clean up: the helper sees EOF on its control
+    pipe and bwrap dies with its parent, so the pre-started sandbox ends by itself."""
+    root = str(Path(__file__).resolve().parents[2])
+    child = subprocess.Popen([sys.executable, "-c", CHILD, root, str(workspace)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in child.stdout.readline().split()]
+        assert pids and alive(pids) == pids
+        descendants = [p.pid for pid in pids for p in psutil.Process(pid).children(recursive=True)]
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+        deadline = time.monotonic() + 5
+        while alive(pids + descendants) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert alive(pids + descendants) == []
+    finally:
+        child.kill()
+        child.wait()
