@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 STDERR_PATHS = ("", "-", "stderr")
@@ -35,7 +35,7 @@ class AuditLog:
         if not self.enabled:
             return
         line = json.dumps({
-            "ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "tool": tool, "cmd": cmd, "args": args, "cwd": cwd, "decision": decision,
             "reason": reason, "exitCode": exit_code, "duration_ms": duration_ms,
         }, ensure_ascii=False)

@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import anyio
@@ -40,7 +40,7 @@ from parism.availability import availability
 from parism.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.describe import describe_command, describe_host
-from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, PageInfo
+from parism.envelope import CacheInfo, DescribeResult, DryRunResult, Envelope, Failure, PageInfo
 from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
 from parism.fsdiff import diff, snapshot
 from parism.paging import PageCache, page_of
@@ -117,10 +117,8 @@ class Engine:
         decision = guard_mod.check(cmd, list(args or []), cwd, self.cfg)
         if decision.allowed:
             return DryRunResult(would_pass=True)
-        f = decision.failure
-        mask = self._masker(cmd, list(args or []))
-        return DryRunResult(would_pass=False, reason=f.reason, message=mask(f.message),
-                            hint=mask(f.hint) if f.hint else None)
+        f = self._guard_failure(decision, cmd, list(args or []))
+        return DryRunResult(would_pass=False, reason=f.reason, message=f.message, hint=f.hint)
 
     def parse_output(self, cmd: str, args: list[str], raw: str, os: str | None = None,
                      format: str | None = None) -> Envelope:
@@ -161,7 +159,8 @@ class Engine:
         guard = self.cfg.settings.guard
         size = guard.default_page_size if page_size is None else page_size
         if not _int_at_least(page, 0) or not _int_at_least(size, 1) or size > guard.max_page_size:
-            return self._request_error(req, f"page must be an integer ≥ 0 and page_size between 1 and {guard.max_page_size}")
+            return self._request_error(
+                req, f"page must be an integer ≥ 0 and page_size between 1 and {guard.max_page_size}")
         prep = self._prepare(req)
         if isinstance(prep, Envelope):
             return prep
@@ -169,7 +168,7 @@ class Engine:
         hit = None if req.include_diff else self.pages.get(key)
         if hit is not None:
             ran, age_ms = hit
-            cache = {"hit": True, "age_ms": age_ms}
+            cache = CacheInfo(hit=True, age_ms=age_ms)
         else:
             ran = self._execute(prep, cancel, PAGED_CAPTURE)
             if isinstance(ran, Envelope):
@@ -177,7 +176,7 @@ class Engine:
             why = ran.not_cacheable() or ("includeDiff" if req.include_diff else None)
             if why is None and not self.pages.put(key, ran, ran.size()):
                 why = "too_large"
-            cache = {"hit": False, "age_ms": 0, **({"reason": f"not_cached:{why}"} if why else {})}
+            cache = CacheInfo(hit=False, age_ms=0, reason=f"not_cached:{why}" if why else None)
         byte_cap = guard.max_output_bytes or HARD_CAP
         pg = page_of(ran.stdout_text, page, size, byte_cap)
         env = self.finisher.page_envelope(ran, pg, PageInfo(
@@ -194,13 +193,10 @@ class Engine:
         t0 = time.monotonic()
         decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg)
         guard_ms = (time.monotonic() - t0) * 1000
-        mask = self._masker(req.cmd, req.args)
-        args = self.redactor.mask_args(req.args, cmd=req.cmd)
         if not decision.allowed:
-            f = decision.failure
-            failure = Failure(kind="guard", reason=f.reason, message=mask(f.message),
-                              hint=mask(f.hint) if f.hint else None)
-            self._audit(req, "blocked", f.reason, None, 0)
+            failure = self._guard_failure(decision, req.cmd, req.args)
+            self._audit(req, "blocked", failure.reason, None, 0)
+            args = self.redactor.mask_args(req.args, cmd=req.cmd)
             return no_process(req.cmd, args, decision.cwd or (req.cwd or self.cfg.cwd), failure, guard=True)
         env = self.child_env.env
         binary = resolve_binary(req.cmd, env.get("PATH", ""))
@@ -217,7 +213,7 @@ class Engine:
         return Prepared(req, decision, spec, launcher or DirectLauncher(), guard_ms)
 
     def _execute(self, prep: Prepared, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
-        spec = ExecSpec(**{**prep.spec.__dict__, "max_stdout": stdout_cap})
+        spec = replace(prep.spec, max_stdout=stdout_cap)
         before = snapshot(spec.cwd) if prep.req.include_diff else None
         with self.slots.hold(cancel) as held:
             if not held:
@@ -256,6 +252,12 @@ class Engine:
         failure = failure.model_copy(update={"message": mask(failure.message)})
         self._audit(req, "allowed", failure.reason, None, 0)
         return no_process(req.cmd, self.redactor.mask_args(req.args, cmd=req.cmd), cwd, failure)
+
+    def _guard_failure(self, decision: Any, cmd: str, args: list[str]) -> Failure:
+        """The guard's refusal with its echoes (message, hint) masked."""
+        f = decision.failure or Failure(kind="guard", reason="arg_not_allowed", message="refused by the guard")
+        mask = self._masker(cmd, args)
+        return Failure(kind="guard", reason=f.reason, message=mask(f.message), hint=mask(f.hint) if f.hint else None)
 
     def _spawn_failure(self, cmd: str, err: SpawnError) -> Failure:
         if err.target == "cwd":

@@ -27,14 +27,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Protocol
+from typing import IO, Protocol
 
-import psutil
+from parism.proctree import Tracker, kill_process_group
 
 CHUNK = 64 * 1024
-KILL_GRACE_S = 0.3  # SIGTERM → SIGKILL
 DRAIN_AFTER_KILL_S = 1.0  # bytes already in the pipes are still read, but not for ever
-SCAN_INTERVAL_S = 0.1  # how often descendants are recorded
 
 
 @dataclass(frozen=True)
@@ -80,8 +78,8 @@ class Started(Protocol):
     may also expose ``spawn_error: str | None`` ("ENAME: message"), read after ``wait``."""
 
     pid: int
-    stdout: BinaryIO
-    stderr: BinaryIO
+    stdout: IO[bytes]
+    stderr: IO[bytes]
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Return code (negative = killed by that signal), or None if still running."""
@@ -109,53 +107,6 @@ class CancelToken:
         return self._event.is_set()
 
 
-def kill_process_group(pgid: int, leader: subprocess.Popen[bytes] | None, grace_s: float = KILL_GRACE_S) -> None:
-    """SIGTERM the group, give it ``grace_s`` to exit, then SIGKILL whatever is left."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if leader is not None and leader.poll() is None:
-            time.sleep(0.01)
-            continue
-        if not _group_alive(pgid):
-            return
-        time.sleep(0.01)
-    _signal_group(pgid, signal.SIGKILL)
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
-
-
-def _group_alive(pgid: int) -> bool:
-    """Does the group still have a member that is not a zombie?
-
-    ``killpg(pgid, 0)`` alone is not enough: orphaned members that died wait as zombies until
-    PID 1 reaps them, and a container's PID 1 may never do so — the grace would always expire."""
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    if not os.path.isdir("/proc/self"):
-        return True
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != b"Z":  # fields: state ppid pgrp ...
-            return True
-    return False
-
-
 class _DirectStarted:
     """A ``Popen`` in its own session; its pid is the process group id."""
 
@@ -163,8 +114,8 @@ class _DirectStarted:
         assert proc.stdout is not None and proc.stderr is not None
         self._proc = proc
         self.pid = proc.pid
-        self.stdout: BinaryIO = proc.stdout
-        self.stderr: BinaryIO = proc.stderr
+        self.stdout: IO[bytes] = proc.stdout
+        self.stderr: IO[bytes] = proc.stderr
 
     def wait(self, timeout: float | None = None) -> int | None:
         try:
@@ -193,10 +144,7 @@ def resolve_binary(cmd: str, path: str) -> str | SpawnError:
 
     Unlike ``shutil.which`` this distinguishes "absent" (ENOENT) from "present but not
     executable" (EACCES), which the availability block reports differently."""
-    if "/" in cmd:
-        candidates = [cmd]
-    else:
-        candidates = [os.path.join(d or ".", cmd) for d in path.split(os.pathsep)]
+    candidates = [cmd] if "/" in cmd else [os.path.join(d or ".", cmd) for d in path.split(os.pathsep)]
     not_exec: str | None = None
     for cand in candidates:
         if os.path.isfile(cand):
@@ -206,41 +154,6 @@ def resolve_binary(cmd: str, path: str) -> str | SpawnError:
     if not_exec is not None:
         return SpawnError("EACCES", f"spawn {cmd} EACCES: {not_exec} is not executable")
     return SpawnError("ENOENT", f"spawn {cmd} ENOENT")
-
-
-class _Tracker:
-    """Records the descendants of the leader while it runs (create time guards pid reuse)."""
-
-    def __init__(self, pid: int) -> None:
-        self._root = pid
-        self._seen: dict[int, psutil.Process] = {}
-        self._next = 0.0
-
-    def scan(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now < self._next:
-            return
-        self._next = now + SCAN_INTERVAL_S
-        try:
-            root = psutil.Process(self._root)
-            kids = root.children(recursive=True)
-        except psutil.Error:
-            return
-        for kid in kids:
-            self._seen.setdefault(kid.pid, kid)
-
-    def sweep(self) -> None:
-        """SIGKILL every recorded descendant still alive (``is_running`` checks create time)."""
-        for proc in self._seen.values():
-            try:
-                if proc.is_running():
-                    proc.kill()
-            except psutil.Error:
-                continue
-
-    @property
-    def pids(self) -> list[int]:
-        return list(self._seen)
 
 
 @dataclass
@@ -283,7 +196,7 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
         target = "cwd" if exc.filename == spec.cwd else "binary"
         cap.spawn_error = SpawnError(name, f"spawn {os.path.basename(spec.argv[0])} {name}: {exc.strerror}", target)
         return cap
-    tracker = _Tracker(child.pid)
+    tracker = Tracker(child.pid)
     try:
         _drain(child, spec, cap, tracker, cancel, started_at)
     finally:
@@ -307,7 +220,7 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
     return cap
 
 
-def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: _Tracker,
+def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
            cancel: CancelToken | None, started_at: float) -> None:
     """The selector loop: read both pipes until EOF, stopping early on cap/timeout/cancel."""
     streams = {
@@ -365,7 +278,7 @@ def _stop_reason(cap: Capture, cancel: CancelToken | None, expired: bool, child:
     return None
 
 
-def _wait_leader(child: Started, tracker: _Tracker, cap: Capture, cancel: CancelToken | None,
+def _wait_leader(child: Started, tracker: Tracker, cap: Capture, cancel: CancelToken | None,
                  deadline: float) -> None:
     """Both pipes hit EOF; the leader may still run (it closed its outputs)."""
     while child.wait(0.05) is None:

@@ -9,8 +9,6 @@ sandbox unavailable, configuration or request error) — the shared model keeps 
 from __future__ import annotations
 
 import signal as _signal
-from typing import Any
-
 from parism.envelope import Envelope, Failure, GuardError, OutputField
 from parism.executor import Capture
 
@@ -62,13 +60,16 @@ def exit_code_of(cap: Capture) -> int:
 def exec_failure(cmd: str, cap: Capture, timeout_ms: int, cap_bytes: int) -> Failure | None:
     """The ``exec`` failure of a process that ran (None when it exited 0 by itself)."""
     if cap.cancelled:
-        return Failure(kind="exec", reason="cancelled", message=f"'{cmd}' was cancelled by the caller; its process tree was killed")
+        return Failure(kind="exec", reason="cancelled",
+                       message=f"'{cmd}' was cancelled by the caller; its process tree was killed")
     if cap.timed_out:
-        return Failure(kind="exec", reason="timeout", message=f"'{cmd}' timed out after {timeout_ms} ms; its process tree was killed")
+        return Failure(kind="exec", reason="timeout",
+                       message=f"'{cmd}' timed out after {timeout_ms} ms; its process tree was killed")
     if cap.output_limit:
         which = "stdout" if cap.stdout_truncated else "stderr"
         return Failure(kind="exec", reason="output_limit",
-                       message=f"'{cmd}' produced more than {cap_bytes} bytes on {which}; reading stopped and the process tree was killed",
+                       message=f"'{cmd}' produced more than {cap_bytes} bytes on {which}; "
+                               "reading stopped and the process tree was killed",
                        hint="narrow the command (filters, -n/--max-count) or use run_paged")
     if cap.signal is not None:
         return Failure(kind="exec", reason="non_zero_exit", message=f"'{cmd}' was killed by {cap.signal}")

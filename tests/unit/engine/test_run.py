@@ -54,7 +54,7 @@ def test_compact_folds_rows_losslessly(engine: Engine, tmp_path: Path) -> None:
     assert set(table) == {"schema", "rows"}
     names = [row[table["schema"].index("name")] for row in table["rows"]]
     assert sorted(names) == sorted([".", "..", *os.listdir(tmp_path)])
-    sizes = {n: row[table["schema"].index("size_bytes")] for n, row in zip(names, table["rows"])}
+    sizes = {n: row[table["schema"].index("size_bytes")] for n, row in zip(names, table["rows"], strict=True)}
     assert sizes["three"] == 5 and sizes["one"] == 3
 
 

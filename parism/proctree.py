@@ -1,0 +1,100 @@
+"""Process-tree bookkeeping for the executor: group kill with grace, descendant sweep.
+
+Why both: ``killpg`` reaches every process that stayed in the child's session, while a
+descendant that called ``setsid()`` left it; the ``Tracker`` records descendants while the call
+runs (psutil, create time guards against pid reuse) so they can be killed by pid afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import psutil
+
+KILL_GRACE_S = 0.3  # SIGTERM → SIGKILL
+SCAN_INTERVAL_S = 0.1  # how often descendants are recorded
+
+
+def kill_process_group(pgid: int, leader: subprocess.Popen[bytes] | None, grace_s: float = KILL_GRACE_S) -> None:
+    """SIGTERM the group, give it ``grace_s`` to exit, then SIGKILL whatever is left."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if leader is not None and leader.poll() is None:
+            time.sleep(0.01)
+            continue
+        if not _group_alive(pgid):
+            return
+        time.sleep(0.01)
+    _signal_group(pgid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _group_alive(pgid: int) -> bool:
+    """Does the group still have a member that is not a zombie?
+
+    ``killpg(pgid, 0)`` alone is not enough: orphaned members that died wait as zombies until
+    PID 1 reaps them, and a container's PID 1 may never do so — the grace would always expire."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    if not os.path.isdir("/proc/self"):
+        return True
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != b"Z":  # fields: state ppid pgrp ...
+            return True
+    return False
+
+
+class Tracker:
+    """Records the descendants of the leader while it runs (create time guards pid reuse)."""
+
+    def __init__(self, pid: int) -> None:
+        self._root = pid
+        self._seen: dict[int, psutil.Process] = {}
+        self._next = 0.0
+
+    def scan(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now < self._next:
+            return
+        self._next = now + SCAN_INTERVAL_S
+        try:
+            root = psutil.Process(self._root)
+            kids = root.children(recursive=True)
+        except psutil.Error:
+            return
+        for kid in kids:
+            self._seen.setdefault(kid.pid, kid)
+
+    def sweep(self) -> None:
+        """SIGKILL every recorded descendant still alive (``is_running`` checks create time)."""
+        for proc in self._seen.values():
+            try:
+                if proc.is_running():
+                    proc.kill()
+            except psutil.Error:
+                continue
+
+    @property
+    def pids(self) -> list[int]:
+        return list(self._seen)
