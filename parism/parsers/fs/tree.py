@@ -10,7 +10,8 @@ Schema::
 Depth comes from the 4-column indentation groups.  Whether an entry is a directory is never
 guessed from its name: it is known from ``-F`` (``/`` suffix), ``-d`` (directories only), from
 having children, or from the summary line — when the directories already known match
-``N directories``, every other plain leaf is a file; otherwise leaves keep ``type: null``.
+``N directories``, every other plain leaf is a file (in tree's sense: whatever its summary counts
+as a file, devices included); otherwise leaves keep ``type: null``.
 The summary counts are checked against the drawn entries (a mismatch is a warning).
 Symlinks: tree prints ``name -> target`` and nothing else marks them, so without ``-Q`` (quoted
 names) or ``-p`` (mode shown) a regular file whose name contains `` -> `` cannot be told from a
@@ -102,6 +103,8 @@ def _node(text: str, pin: ParseInput, ascii_mode: bool) -> dict[str, object]:
         name, target, ambiguous = split_link(text, None) if not quoted else _split_quoted(text)
     if target is not None:
         node["type"] = "symlink"
+        if pin.tokens.has("-F") and target[-1:] in "/*=|" and len(target) > 1:
+            target = target[:-1]  # -F marks the link's target kind after the target
         node["target"] = _decode(target, ascii_mode, quoted)
         if ambiguous:
             node["ambiguous_link"] = True
