@@ -4,7 +4,8 @@ Schema::
 
     {connections: [{proto, recv_q?: int, send_q?: int, local_address, local_host, local_port?,
                     foreign_address, foreign_host, foreign_port?, state?, user?, inode?: int,
-                    pid?: int, program?, info?: [str], ...other header columns}],
+                    pid?: int, program?, info?: [str], tcpcb?, socket?, flowhash?, rxbytes?,
+                    txbytes?, timer?, other?: {column: value}}],
      routes?: [{destination, gateway?, genmask?, flags?, metric?: int, ref?: int, use?: int,
                 iface?, mss?: int, window?: int, irtt?: int, mtu?: int, expire?, family?}],
      interfaces?: [{iface, mtu?: int|null, network?, address?, <counters>: int|null, flg?}],
@@ -40,6 +41,9 @@ _NAME_ALIASES = {
 _TEXT_COLUMNS = frozenset({"proto", "local_address", "foreign_address", "state", "user", "timer",
                            "tcpcb", "socket", "flowhash", "destination", "gateway", "genmask",
                            "flags", "iface", "expire", "network", "address", "flg", "program"})
+CONNECTION_FIELDS = ("proto", "recv_q", "send_q", "local_address", "local_host", "local_port",
+                     "foreign_address", "foreign_host", "foreign_port", "state", "user", "inode", "pid",
+                     "program", "info", "timer", "tcpcb", "socket", "flowhash", "rxbytes", "txbytes")
 _SKIP_TITLES = ("Active UNIX", "Active LOCAL", "Active Multipath", "Active kernel", "Active Bluetooth",
                 "Registered kernel", "Active IPX", "Active AX.25", "Active NET/ROM")
 
@@ -87,13 +91,15 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
     pre, mid, post = cols[:p], cols[p + 1:li], cols[li + 2:]
     if len(tokens) < len(pre) + 3 or not _PROTO.match(tokens[len(pre)]):
         return None
-    row: dict[str, object] = {c: _value(c, t) for c, t in zip(pre, tokens)}
+    row: dict[str, object] = {}
+    for c, t in zip(pre, tokens):
+        _put(row, c, _value(c, t))
     i = len(pre)
     row["proto"] = tokens[i]
     i += 1
     for c in mid:
         if i < len(tokens) - 2 and tokens[i].isdigit():
-            row[c] = int(tokens[i])
+            _put(row, c, int(tokens[i]))
             i += 1
     if i + 2 > len(tokens):
         return None
@@ -117,9 +123,20 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
             rest = line[token_offset(line, tokens, i):].rstrip()
             row.update(pid_program(rest))
             break
-        row[c] = _value(c, tok)
+        _put(row, c, _value(c, tok))
         i += 1
     return row
+
+
+def _put(row: dict[str, object], column: str, value: object) -> None:
+    """Known columns become fields; any other header column (BSD ``-x`` counters, future
+    additions) goes to ``other`` so that rows keep a fixed set of field names."""
+    if column in CONNECTION_FIELDS:
+        row[column] = value
+    else:
+        other = row.setdefault("other", {})
+        assert isinstance(other, dict)
+        other[column] = value
 
 
 def _table_row(tokens: list[str], cols: list[str], gap_at: str | None) -> dict[str, object] | None:
@@ -247,9 +264,7 @@ PARSER = Parser(
     parse=parse,
     schema=NetstatResult,
     rows_key="connections",
-    row_fields=("proto", "recv_q", "send_q", "local_address", "local_host", "local_port",
-                "foreign_address", "foreign_host", "foreign_port", "state", "user", "inode", "pid",
-                "program", "info", "timer", "tcpcb", "socket", "flowhash", "rxbytes", "txbytes"),
+    row_fields=CONNECTION_FIELDS + ("other",),
     header_lines=0,
     noise=r"^\s*(?:Active |Proto |Kernel |Routing tables|Internet6?:|Destination |Iface |Name )",
     examples=(("-tuln",), ("-tulpn",), ("-an",), ("-rn",), ("-i",)),
