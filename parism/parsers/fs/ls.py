@@ -37,8 +37,9 @@ _BOOL = (
     "--hide-control-chars --show-control-chars -C -x -m -Z --context --author"
 ).split()
 _VALUE = "--sort --time --format --time-style --indicator-style --quoting-style -I --ignore --hide -w --width".split()
+# -T: macOS/BSD "full time" (bool); GNU "-T COLS" tab size (only matters with -C). "attached" reads both.
 FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
-                         "--colour": "attached", "--hyperlink": "attached"}
+                         "--colour": "attached", "--hyperlink": "attached", "-T": "attached"}
 VALUES: dict[str, str] = {
     "--format": "long|verbose|single-column",
     "--time-style": "(?:posix-)?(?:long-iso|full-iso|iso|locale)",
