@@ -51,8 +51,17 @@ def apply_limits(limits, oom_score_adj):
         if hard != resource.RLIM_INFINITY and (want == resource.RLIM_INFINITY or want > hard):
             want = hard
         resource.setrlimit(which, (want, want))
-    with open("/proc/self/oom_score_adj", "w") as f:
-        f.write(str(oom_score_adj))
+    # normally inherited already (bwrap is started under choom); a read-only host /proc
+    # (host_procs class) cannot be written, and the inherited value then stands
+    with open("/proc/self/oom_score_adj") as f:
+        if int(f.read()) == oom_score_adj:
+            return
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(oom_score_adj))
+    except OSError as exc:
+        if exc.errno != errno.EROFS:
+            raise
 
 
 # seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()

@@ -29,11 +29,19 @@ from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
 KILL_WAIT_S = 2.0
+CHOOM = "/usr/bin/choom"
 
 
 @lru_cache(maxsize=1)
 def helper_code() -> str:
     return Path(__file__).with_name("_helper.py").read_text(encoding="utf-8")
+
+
+def oom_prefix(score: int) -> list[str]:
+    """Run bwrap under ``choom`` so bwrap, its PID 1, the helper and the command all inherit the
+    raised OOM score (it is inherited across fork; raising it needs no privilege). choom
+    exec's bwrap, so bwrap's pid and process group are unchanged."""
+    return [CHOOM, "-n", str(score), "--"] if os.path.exists(CHOOM) else []
 
 
 def helper_command(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
@@ -51,10 +59,11 @@ class Prepared:
         self._status_r, status_w = os.pipe2(os.O_CLOEXEC)
         self._info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         user = plan.run_as
-        argv = build_argv(plan, helper_command(plan, control_r, status_w), info_w)
+        argv = [*oom_prefix(plan.oom_score_adj), plan.bwrap,
+                *build_argv(plan, helper_command(plan, control_r, status_w), info_w)]
         try:
             self.proc = subprocess.Popen(
-                [plan.bwrap, *argv], env=BWRAP_ENV, stdin=subprocess.DEVNULL,
+                argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 close_fds=True, pass_fds=(control_r, status_w, info_w),
                 user=user.uid if user.switch else None, group=user.gid if user.switch else None,

@@ -1,0 +1,82 @@
+"""Modes and degradation: decided once at startup, loud when weaker, never silent."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from parism.config import load_config
+from parism.envelope import Failure
+from parism.executor import execute
+from parism.sandbox import BwrapLauncher, Sandbox
+from parism.sandbox.probe import classify
+from tests.security.sandbox.helpers import decision, make_spec, sandbox_factory, workspace
+
+__all__ = ["sandbox_factory", "workspace"]
+
+NOWHERE = "/nonexistent/parism/bwrap"
+
+
+def test_auto_without_bwrap_runs_guard_only_and_says_so(sandbox_factory, workspace: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    sb = sandbox_factory([str(workspace)], mode="auto", bwrap_path=NOWHERE)
+    spec = make_spec(["/usr/bin/id", "-u"], str(workspace))
+    with caplog.at_level(logging.WARNING, logger="parism.sandbox"):
+        launcher = sb.launcher(decision(), spec)
+    assert launcher is None  # direct spawn
+    status = sb.status()
+    assert (status["level"], status["active"], status["mode"]) == ("none", False, "auto")
+    assert NOWHERE in status["reason"] and "bwrap not found" in status["reason"]
+    assert any("sandbox level none" in rec.message for rec in caplog.records)
+    assert execute(spec).exit_code == 0
+
+
+def test_required_without_bwrap_refuses(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)], mode="required", bwrap_path=NOWHERE)
+    got = sb.launcher(decision(), make_spec(["/usr/bin/true"], str(workspace)))
+    assert isinstance(got, Failure)
+    assert (got.kind, got.reason) == ("exec", "sandbox_unavailable")
+    assert "bwrap not found" in got.message and got.hint
+
+
+def test_off_mode_never_probes(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)], mode="off")
+    assert sb.launcher(decision(), make_spec(["/usr/bin/true"], str(workspace))) is None
+    status = sb.status()
+    assert (status["level"], status["mode"], status["version"]) == ("none", "off", None)
+
+
+def test_probe_runs_once(sandbox_factory, workspace: Path) -> None:
+    sb = sandbox_factory([str(workspace)])
+    first = sb.probed()
+    assert first.level == "full", first.reason
+    for _ in range(3):
+        assert isinstance(sb.launcher(decision(), make_spec(["/usr/bin/true"], str(workspace))), BwrapLauncher)
+    assert sb.probed() is first
+
+
+def test_env_variable_selects_the_mode(workspace: Path) -> None:
+    cfg = load_config(cwd=str(workspace), environ={"PARISM_SANDBOX": "required", "HOME": str(workspace)})
+    assert not cfg.errors, cfg.errors
+    sb = Sandbox.from_config(cfg)
+    try:
+        assert sb.status()["mode"] == "required"
+    finally:
+        sb.close()
+
+
+@pytest.mark.parametrize("stderr, expected", [
+    # verbatim bwrap messages recorded in sandbox-notes §4.1 / §7
+    ("bwrap: No permissions to create new namespace, likely because the kernel does not allow "
+     "non-privileged user namespaces.", "user namespaces unavailable"),
+    ("bwrap: Can't mount proc on /newroot/proc: Operation not permitted", "fresh /proc cannot be mounted"),
+    ("bwrap: cannot open /proc/sys/user/max_user_namespaces: Read-only file system", "/proc/sys is read-only"),
+    ("bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+     "user namespaces unavailable"),
+    ("bwrap: setting up uid map: Permission denied", "user namespaces restricted"),
+    ("bwrap: something new", "bwrap failed: bwrap: something new"),
+])
+def test_bwrap_errors_are_classified_by_substring(stderr: str, expected: str) -> None:
+    assert expected in classify(stderr)
