@@ -9,6 +9,7 @@ Stable API (the MCP server and the CLI only serialise these results with ``to_wi
     Engine.describe(cmd=None) -> DescribeResult
     Engine.dry_run(cmd, args=None, cwd=None) -> DryRunResult
     Engine.parse_output(cmd, args, raw, os=None, format=None) -> Envelope
+    Engine.close() -> None        release the sandbox pool (server shutdown)
     await Engine.arun(...)        same parameters as run, cancellable
     await Engine.arun_paged(...)  same parameters as run_paged, cancellable
 
@@ -128,6 +129,10 @@ class Engine:
         if bad is not None:
             return bad
         return self.finisher.parse_saved(req, raw, os)
+
+    def close(self) -> None:
+        """Release what the engine holds between calls (the sandbox's pre-started pool)."""
+        self.sandbox.close()
 
     # -- public, async ----------------------------------------------------------------
 

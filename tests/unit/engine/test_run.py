@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 from parism.engine import Engine
 from tests.unit.engine.conftest import MakeEngine
@@ -143,3 +146,18 @@ def test_diff_walk_is_bounded_and_does_not_follow_symlinks(tmp_path: Path) -> No
     assert set(snap.mtimes) == {str(tmp_path / p) for p in ("link", "a", "a/b", "a/b/c")}
     assert not snap.truncated
     assert snapshot(str(tmp_path), max_entries=2).truncated
+
+
+def test_availability_alternatives_pass_the_live_guard_and_exist(
+        make_engine: MakeEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a PATH where `tree` and `find` are absent but `ls` exists; `find` is also not allowed
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ls").symlink_to(shutil.which("ls") or "/bin/ls")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    engine = make_engine()
+    env = engine.run("tree", [], cwd=str(tmp_path))
+    f = env.failure
+    assert f is not None and f.reason == "spawn_failed" and f.availability is not None
+    assert [(a.cmd, a.args) for a in f.availability.alternatives] == [("ls", ["-R"])]
+    assert f.availability.install is not None and f.availability.install.package == "tree"
