@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Parser throughput: Parism's parsers against jc's on the same large inputs, in one run.
+
+Inputs are built from real output rows (the corpus beside the repository when present, else
+rows captured on this machine) repeated with unique names up to the target size, plus the same
+input at a tenth of its size to show that time grows linearly. Prints lines/s for both and the
+ratio Parism/jc (target ≥ 1.5 on every input) and the 10×-size time ratio (≈ 10 when linear).
+
+    python scripts/bench_parsers.py            # full sizes
+    python scripts/bench_parsers.py --scale 0.1 --repeat 1   # quick look
+
+jc is a benchmark-only dependency: ``pip install jc`` (or ``pip install -e .[bench]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from parism.parsers import registry  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "jc"
+
+LS_ROWS = [
+    "-rw-r--r--. 1 root root    1234 Aug 15 10:53 file name {i}.txt",
+    "drwxr-xr-x. 2 root root    4096 Oct 21  2019 dir-{i}",
+    "lrwxrwxrwx. 1 root root       7 Aug 15 10:53 link{i} -> usr/bin",
+    "-rwsr-xr-x. 1 root root   32096 Oct 30  2018 suid-{i}",
+]
+PS_ROWS = [
+    "root     {i:>6}  0.0  0.1 169812 13160 ?        Ss   Nov29   0:03 /sbin/init splash --opt={i}",
+    "www-data {i:>6}  1.5  2.3 912344 98120 ?        Sl   10:02  12:41 /usr/sbin/apache2 -k start -x{i}",
+    "root     {i:>6}  0.0  0.0      0     0 ?        I<   Nov29   0:00 [kworker/0:{i}-events]",
+]
+NETSTAT_ROWS = [
+    "tcp        0      0 10.0.{a}.{b}:22          10.1.{b}.{a}:{p}        ESTABLISHED",
+    "tcp6       0      0 :::{p}                  :::*                    LISTEN     ",
+    "udp        0      0 127.0.0.53:{p}          0.0.0.0:*                          ",
+]
+GIT_COMMIT = (
+    "commit {h}\nAuthor: Dev Person {i} <dev{i}@example.com>\nDate:   Mon Nov 30 06:{m:02d}:00 2026 +0000\n\n"
+    "    Fix the thing number {i} in module {i}\n\n    Longer body line for commit {i}.\n\n"
+)
+
+
+def make_ls(n: int) -> str:
+    rows = ["total 123456"] + [LS_ROWS[i % len(LS_ROWS)].format(i=i) for i in range(n - 1)]
+    return "\n".join(rows) + "\n"
+
+
+def make_ps(n: int) -> str:
+    head = "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"
+    return "\n".join([head] + [PS_ROWS[i % len(PS_ROWS)].format(i=i + 1) for i in range(n - 1)]) + "\n"
+
+
+def make_find(n: int) -> str:
+    return "\n".join(f"./src/pkg{i % 97}/sub dir {i % 13}/file_{i}.py" for i in range(n)) + "\n"
+
+
+def make_netstat(n: int) -> str:
+    head = ["Active Internet connections (servers and established)",
+            "Proto Recv-Q Send-Q Local Address           Foreign Address         State      "]
+    rows = [NETSTAT_ROWS[i % 3].format(a=i % 250, b=(i // 250) % 250, p=1024 + i % 60000) for i in range(n - 2)]
+    return "\n".join(head + rows) + "\n"
+
+
+def make_git_log(commits: int) -> str:
+    return "".join(GIT_COMMIT.format(h=f"{i:040x}", i=i, m=i % 60) for i in range(commits))
+
+
+CASES: list[tuple[str, str, list[str], str, Callable[[int], str], int]] = [
+    # name, cmd, args, jc parser, generator, full size (lines, or commits for git log)
+    ("ls -l", "ls", ["-l"], "ls", make_ls, 100_000),
+    ("ps aux", "ps", ["aux"], "ps", make_ps, 50_000),
+    ("find", "find", ["."], "find", make_find, 200_000),
+    ("netstat -an", "netstat", ["-an"], "netstat", make_netstat, 50_000),
+    ("git log", "git", ["log"], "git_log", make_git_log, 20_000),
+]
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every input size (default 1)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
+    opts = ap.parse_args()
+    try:
+        import jc  # type: ignore[import-untyped]
+    except ImportError:
+        print("jc is not installed: pip install jc", file=sys.stderr)
+        return 2
+
+    print(f"{'input':12s} {'size':>8s} {'lines':>8s} {'parism l/s':>12s} {'jc l/s':>12s} {'ratio':>7s}  "
+          f"{'10x time':>8s}")
+    failures = []
+    for name, cmd, args, jc_name, gen, full in CASES:
+        size = max(10, int(full * opts.scale))
+        results = {}
+        for label, n in (("1/10", max(10, size // 10)), ("full", size)):
+            text = gen(n)
+            lines = text.count("\n")
+            outcome = registry.parse(cmd, args, text, "linux")
+            if outcome.parse_error is not None or outcome.parsed is None:
+                why = outcome.parse_error.message if outcome.parse_error else "no parser"
+                print(f"{name}: parism could not parse the input: {why}")
+                failures.append(name)
+                break
+            t_parism = best_time(lambda: registry.parse(cmd, args, text, "linux"), opts.repeat)
+            t_jc = best_time(lambda: jc.parse(jc_name, text, quiet=True), opts.repeat)
+            results[label] = (t_parism, t_jc)
+            print(f"{name:12s} {label:>8s} {lines:8d} {lines / t_parism:12,.0f} {lines / t_jc:12,.0f} "
+                  f"{t_jc / t_parism:7.2f}x", end="")
+            if label == "full":
+                small, big = results["1/10"][0], t_parism
+                print(f"  {big / small:8.1f}")
+                if t_jc / t_parism < 1.5:
+                    failures.append(f"{name} ({t_jc / t_parism:.2f}x)")
+            else:
+                print()
+    print()
+    print("target: parism >= 1.5x jc on every input;",
+          "met" if not failures else f"NOT met for: {', '.join(failures)}")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
