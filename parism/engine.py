@@ -91,6 +91,7 @@ class Engine:
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
         self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
+        self._probe_cwd = _probe_cwd(cfg)
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -206,7 +207,7 @@ class Engine:
         env = self.child_env.env
         binary = resolve_binary(req.cmd, env.get("PATH", ""))
         if isinstance(binary, SpawnError):
-            return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, binary))
+            return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, binary, decision.cwd))
         timeout_ms = self.cfg.settings.guard.timeout_ms
         spec = ExecSpec(argv=[binary, *decision.exec_args], cwd=decision.cwd, env=dict(env),
                         timeout_s=timeout_ms / 1000 if timeout_ms else NO_TIMEOUT_S,
@@ -226,7 +227,7 @@ class Engine:
                     kind="exec", reason="cancelled", message="cancelled while waiting for an execution slot"))
             cap = execute(spec, prep.launcher, cancel)
         if cap.spawn_error is not None:
-            return self._no_process(prep.req, spec.cwd, self._spawn_failure(prep.req.cmd, cap.spawn_error))
+            return self._no_process(prep.req, spec.cwd, self._spawn_failure(prep.req.cmd, cap.spawn_error, spec.cwd))
         fs = diff(before, snapshot(spec.cwd)) if before is not None else None
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
@@ -264,18 +265,21 @@ class Engine:
         mask = self._masker(cmd, args)
         return Failure(kind="guard", reason=f.reason, message=mask(f.message), hint=mask(f.hint) if f.hint else None)
 
-    def _spawn_failure(self, cmd: str, err: SpawnError) -> Failure:
+    def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
         if err.target == "cwd":
             return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code)
         status = "not_executable" if err.code == "EACCES" else "missing"
         return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code,
-                       availability=availability(cmd, status, self._usable))
+                       availability=availability(cmd, status, lambda c, a: self._usable(c, a, cwd)))
 
-    def _passes(self, cmd: str, args: list[str]) -> bool:
-        return guard_mod.check(cmd, list(args), None, self.cfg).allowed
+    def _passes(self, cmd: str, args: list[str], cwd: str | None = None) -> bool:
+        """Would the live guard run this? Without a cwd, judged from a directory the guard
+        accepts (the server's cwd when allowed, else the first allowed path), so a server
+        started outside its allowed paths still shows its examples."""
+        return guard_mod.check(cmd, list(args), cwd or self._probe_cwd, self.cfg).allowed
 
-    def _usable(self, cmd: str, args: list[str]) -> bool:
-        return self._passes(cmd, args) and isinstance(resolve_binary(cmd, self.child_env.env.get("PATH", "")), str)
+    def _usable(self, cmd: str, args: list[str], cwd: str) -> bool:
+        return self._passes(cmd, args, cwd) and isinstance(resolve_binary(cmd, self.child_env.env.get("PATH", "")), str)
 
     def _masker(self, cmd: str, args: list[str]) -> Callable[[str], str]:
         return lambda text: self.redactor.mask_text(text, args=args, cmd=cmd)
@@ -291,6 +295,14 @@ class Engine:
         args = self.redactor.mask_args([str(a) for a in req.args], cmd=str(req.cmd))
         self.audit.record(tool=req.tool, cmd=str(req.cmd), args=args, cwd=str(req.cwd or self.cfg.cwd),
                           decision=decision, reason=reason, exit_code=exit_code, duration_ms=duration_ms)
+
+
+def _probe_cwd(cfg: LoadedConfig) -> str:
+    roots = [os.path.realpath(p) for p in cfg.settings.guard.allowed_paths or [] if os.path.isdir(p)]
+    here = os.path.realpath(cfg.cwd or os.getcwd())
+    if not roots or any(os.path.commonpath([here, r]) == r for r in roots):
+        return here
+    return roots[0]
 
 
 def _int_at_least(value: Any, low: int) -> bool:

@@ -23,6 +23,8 @@ def test_describe_every_allowed_command_fits_2kb(tmp_path: Path, profile: str) -
     assert engine.errors == []
     commands = engine.cfg.settings.guard.allowed_commands
     assert commands
+    # the server runs from the repository, outside allowed_paths: examples must still be shown
+    assert engine.describe("ls").examples
     for cmd in commands:
         text = engine.describe(cmd).to_json()
         assert len(text.encode()) <= 2048, f"{cmd}: {len(text.encode())} bytes"
