@@ -32,6 +32,7 @@ from parism.policy.tokenize import Tokens
 from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port, token_offset
 
 _PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop")
+_TIMER = re.compile(r"\s(?:off|on|keepalive|timewait|probe|unkn-\d+)\s+\([^)]*\)$")
 _PROTO = re.compile(r"^(?:tcp|udp|raw|sctp|icm|div|udpl)[0-9]*$", re.I)
 _NAME_ALIASES = {
     "local address": "local_address", "foreign address": "foreign_address", "(state)": "state",
@@ -119,9 +120,11 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
                 row["state"] = tok
                 i += 1
             continue
-        if c == "pid_program":
+        if c in ("pid_program", "timer"):
             rest = line[token_offset(line, tokens, i):].rstrip()
-            row.update(pid_program(rest))
+            if c == "pid_program" and "timer" in post and (t := _TIMER.search(rest)):
+                row["timer"], rest = t.group().strip(), rest[: t.start()]
+            row.update(pid_program(rest) if c == "pid_program" else {"timer": rest})
             break
         _put(row, c, _value(c, tok))
         i += 1

@@ -139,8 +139,10 @@ def parse(text: str, pin: ParseInput) -> dict:
             has_netid, has_state = s.startswith("Netid"), " State " in f" {s} "
             continue
         tokens = s.split()
-        if has_netid is None:
-            has_netid = tokens[0] not in _STATES
+        if has_netid is None:  # -H: no header; the first row says which leading columns exist
+            first, second = tokens[0], (tokens[1] if len(tokens) > 1 else "")
+            has_netid = first not in _STATES and not first.isdigit()
+            has_state = first in _STATES or (has_netid and second in _STATES)
         row = _read(tokens, s, has_netid, has_state)
         if row is not None:
             rows.append(row)

@@ -94,6 +94,7 @@ def _format_keywords(tokens: Tokens) -> list[tuple[str, str]] | None:
             if not item:
                 continue
             kw, eq, header = item.partition("=")
+            kw = kw.split(":", 1)[0]  # procps width suffix: user:20
             out.append((kw, header if eq else kw.upper()))
     return out
 

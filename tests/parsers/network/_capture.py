@@ -115,6 +115,8 @@ def capture_network(listener: subprocess.Popen) -> None:
     save("netstat", "rn", ["netstat", "-rn"], {"routes": _routes()}, "routes from /proc/net/route")
     up = sorted(n for n, st in psutil.net_if_stats().items() if st.isup)
     save("netstat", "i", ["netstat", "-i"], {"interfaces": up}, "names of the interfaces that are up, from psutil")
+    save("netstat", "tanpo", ["netstat", "-tanpo"], sock, note + "; -o adds the Timer column after the program")
+    save("ss", "H-tln", ["ss", "-Htln"], sock, note + "; -H: no header line")
     save("ss", "tuln", ["ss", "-tuln"], sock, note)
     save("ss", "tulpn", ["ss", "-tulpn"], sock, note)
     save("ss", "tn-nonetid", ["ss", "-tn", "state", "listening"], sock, note + " (single family: no Netid column)")

@@ -89,3 +89,11 @@ def test_statistics_form_is_unsupported_with_hint() -> None:
 def test_garbage_is_unrecognized() -> None:
     out = parse("netstat", ["-tuln"], "nothing\nto see\n")
     assert out.parse_error is not None and out.parse_error.reason == "unrecognized_output"
+
+
+def test_timer_column_after_program() -> None:
+    parsed, exp = parse_fixture("linux", "netstat", "tanpo")
+    row = _find(parsed["connections"], local_port=str(exp["tcp_port"]))
+    assert (row["pid"], row["program"], row["timer"]) == (exp["pid"], "python", "off (0.00/0/0)")
+    waits = [r for r in parsed["connections"] if r.get("state") == "TIME_WAIT"]
+    assert all(r["timer"].startswith("timewait (") and "pid" not in r for r in waits)

@@ -76,3 +76,9 @@ def test_info_continuation_lines() -> None:
 def test_summary_is_unsupported() -> None:
     out = parse("ss", ["-s"], "Total: 100\n")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+
+
+def test_no_header_line() -> None:
+    parsed, exp = parse_fixture("linux", "ss", "H-tln")
+    tcp = _port(parsed["connections"], exp["tcp_port"])
+    assert (tcp["state"], tcp["send_q"], tcp["local_address"], "netid" in tcp) == ("LISTEN", 128, "127.0.0.1", False)
