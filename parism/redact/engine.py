@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import re2
 import regex
 
-from parism.redact.patterns import HARMLESS_VALUES
 
 Span = tuple[int, int]
 
@@ -56,6 +55,12 @@ class CompiledPattern:
     source: str
     matcher: re2._Regexp | regex.Pattern[str]
     fallback_reason: str | None  # why RE2 could not take it; None when it runs on RE2
+    ignore: frozenset[str] = frozenset()  # matched values this rule never masks
+
+    @property
+    def secret_groups(self) -> list[int]:
+        """Groups named ``secret…``: only they are masked; none means the whole match."""
+        return [i for name, i in self.matcher.groupindex.items() if name.startswith("secret")]
 
     @property
     def on_re2(self) -> bool:
@@ -63,7 +68,7 @@ class CompiledPattern:
 
     def spans(self, text: str, deadline: float) -> list[Span]:
         """Spans to mask; a fallback pattern past ``deadline`` raises ``PatternTimeout``."""
-        groups = [i for name, i in self.matcher.groupindex.items() if name.startswith("secret")]
+        groups = self.secret_groups
         if self.on_re2:
             matches = list(self.matcher.finditer(text))
         else:
@@ -77,15 +82,15 @@ class CompiledPattern:
         found: list[Span] = []
         for match in matches:
             for start, end in [match.span(i) for i in groups] if groups else [match.span()]:
-                if start >= 0 and text[start:end].strip().lower() not in HARMLESS_VALUES:
+                if end > start >= 0 and text[start:end].strip().lower() not in self.ignore:
                     found.append((start, end))
         return found
 
 
-def compile_pattern(name: str, source: str) -> CompiledPattern:
+def compile_pattern(name: str, source: str, ignore: frozenset[str] = frozenset()) -> CompiledPattern:
     """RE2 when it can; the ``regex`` engine when RE2 refuses; ``InvalidPattern`` otherwise."""
     try:
-        return CompiledPattern(name, source, compile_re2(source), None)
+        return CompiledPattern(name, source, compile_re2(source), None, ignore)
     except re2.error as exc:
         reason = f"RE2 cannot compile it ({re2_error(exc)}); runs on the regex package with a time limit"
     try:

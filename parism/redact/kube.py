@@ -27,7 +27,7 @@ _KIND_SECRET = compile_re2(
 )
 _JSON_BLOCK = compile_re2(r"\\?\"(?:data|stringData)\\?\"\s*:\s*\{(?P<body>[^{}]*)\}")
 _JSON_VALUE = compile_re2(r":\s*\\?\"(?P<value>(?:[^\"\\]|\\[^\"])*)\\?\"")
-_YAML_HEADER = compile_re2(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*$")
+_YAML_HEADER = compile_re2(r"(?m)^(?P<indent>[ \t]*(?:- )?)(?:data|stringData):[ \t]*$")
 _YAML_ENTRY = compile_re2(r"^(?P<indent>[ \t]+)[^\s:#][^:]*:[ \t]*(?P<value>\S.*?)[ \t]*$")
 
 

@@ -20,13 +20,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Values that an assignment rule matches but that are never secrets; masking them would only
+# damage the output (`"secret": false`, `token: null`).
+HARMLESS_VALUES: frozenset[str] = frozenset(
+    {"", "true", "false", "null", "none", "nil", "yes", "no", "on", "off", "0", "1"}
+)
+
 
 @dataclass(frozen=True)
 class PatternSpec:
-    """A named redaction rule; ``name`` is what fixture redaction logs and tests refer to."""
+    """A named redaction rule; ``name`` is what fixture redaction logs and tests refer to.
+
+    ``ignore``: matched values (compared lower-cased) that are never masked by this rule.
+    """
 
     name: str
     regex: str
+    ignore: frozenset[str] = frozenset()
 
 
 # Characters a token may contain once its prefix is known (the URL-safe base64 alphabet).
@@ -122,6 +132,7 @@ DEFAULT_PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(
         "secret_assignment",
         r"(?i)" + _SECRET_KEYS + _KEY_TAIL + _VALUE,
+        HARMLESS_VALUES,
     ),
 )
 
@@ -140,16 +151,11 @@ TRUNCATED_TAIL_PATTERNS: tuple[PatternSpec, ...] = (
         "truncated_assignment",
         r"(?i)" + _SECRET_KEYS + _KEY_TAIL + r"[\"']?"
         r"(?P<secret>[^\s\"']*)\z",
+        HARMLESS_VALUES,
     ),
     PatternSpec(
         "truncated_url_credentials",
         r"://[^\s/:@\"']{1,256}:(?P<secret>[^\s/@\"']*)\z",
     ),
     PatternSpec("truncated_bearer", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=\-]*)\z"),
-)
-
-# Values that an assignment rule matches but that are never secrets; masking them would only
-# damage the output (`"secret": false`, `token: null`) or re-mask an earlier mask.
-HARMLESS_VALUES: frozenset[str] = frozenset(
-    {"", "true", "false", "null", "none", "nil", "yes", "no", "on", "off", "0", "1"}
 )

@@ -33,6 +33,7 @@ from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 DEFAULT_MARKER = "[REDACTED]"
 FALLBACK_TIME_LIMIT_S = 0.25  # total budget of the fallback patterns for one text
 KUBE_RULE = "kubernetes_secret_data"
+MIN_LITERAL = 3  # shorter argument values are not searched for in messages (`-p a` ≠ every "a")
 PatternsMode = Literal["extend", "replace"]
 
 
@@ -73,8 +74,8 @@ def _compile_user(patterns: Sequence[str]) -> tuple[list[CompiledPattern], list[
     return compiled, problems
 
 
-_DEFAULTS = [compile_pattern(p.name, p.regex) for p in DEFAULT_PATTERNS]
-_TAILS = [compile_pattern(p.name, p.regex) for p in TRUNCATED_TAIL_PATTERNS]
+_DEFAULTS = [compile_pattern(p.name, p.regex, p.ignore) for p in DEFAULT_PATTERNS]
+_TAILS = [compile_pattern(p.name, p.regex, p.ignore) for p in TRUNCATED_TAIL_PATTERNS]
 
 
 def validate_output_patterns(patterns: Sequence[str] | None) -> list[str]:
@@ -178,7 +179,9 @@ class Redactor:
         if not self.enabled or not text:
             return text
         for s in argv_secrets(args, cmd):
-            text = text.replace(args[s.index][s.start : s.end], self.marker)
+            value = args[s.index][s.start : s.end]
+            if len(value) >= MIN_LITERAL:
+                text = text.replace(value, self.marker)
         return self._mask_or_marker(text)
 
     def _mask_or_marker(self, text: str) -> str:

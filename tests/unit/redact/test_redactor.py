@@ -130,3 +130,26 @@ def test_invalid_pattern_is_a_config_problem_and_fails_closed() -> None:
     masked = r.mask(DOTENV)
     assert masked.text == "" and masked.withheld_reason and "(unclosed" in masked.withheld_reason
     assert validate_output_patterns(None) == []
+
+
+def test_kubernetes_secret_list_yaml(redactor: Redactor) -> None:
+    """`kubectl get secrets -o yaml`: a List whose items are Secrets, `data` first in an item."""
+    text = (
+        "apiVersion: v1\nitems:\n- data:\n    password: aHVudGVyMmh1bnRlcjI=\n  kind: Secret\n"
+        "- apiVersion: v1\n  data:\n    token: c2VjcmV0LXRva2VuLXZhbHVl\n  kind: Secret\nkind: List\n"
+    )
+    masked = redactor.mask(text)
+    assert "aHVudGVy" not in masked.text and "c2VjcmV0" not in masked.text
+    assert "    password: [REDACTED]\n" in masked.text and "    token: [REDACTED]\n" in masked.text
+
+
+def test_user_patterns_mask_every_match_even_short_ones() -> None:
+    assert Redactor([r"\b[01]\b"], mode="replace").mask("flags 0 1 2").text == "flags [REDACTED] [REDACTED] 2"
+
+
+def test_truncated_empty_assignment_gets_no_marker(redactor: Redactor) -> None:
+    assert redactor.mask("export DB_PASSWORD=", truncated=True).text == "export DB_PASSWORD="
+
+
+def test_short_argument_values_are_not_searched_in_messages(redactor: Redactor) -> None:
+    assert redactor.mask_text("a bad arg", args=["--pass", "a"]) == "a bad arg"
