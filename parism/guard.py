@@ -170,7 +170,8 @@ def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> No
     decision.network = box.network
     decision.binds = [os.path.expanduser(b) for b in box.binds]
     merged = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
-    merged.update(namespace=box.namespace, network=box.network, binds=decision.binds)
+    limits = {**merged["limits"], **box.limits.model_dump(exclude_none=True)}
+    merged.update(namespace=box.namespace, network=box.network, binds=decision.binds, limits=limits)
     decision.sandbox = merged
 
 

@@ -31,12 +31,25 @@ class ArgRestriction(Strict):
     blocked_flags: list[str] = Field(default_factory=list)
 
 
+class LimitOverrides(Strict):
+    """Per-command changes to ``[sandbox.limits]`` (e.g. ``as_mb = 0`` for a JVM-based tool)."""
+
+    nproc: int | None = Field(default=None, ge=0)
+    as_mb: int | None = Field(default=None, ge=0)
+    fsize_mb: int | None = Field(default=None, ge=0)
+    cpu_grace_s: int | None = Field(default=None, ge=0)
+    nofile: int | None = Field(default=None, ge=0)
+    core: int | None = Field(default=None, ge=0)
+    oom_score_adj: int | None = Field(default=None, ge=-1000, le=1000)
+
+
 class CommandSandbox(Strict):
     """How the sandbox confines one command (sandbox-notes §2.5)."""
 
     namespace: NamespaceClass = "isolated"
     network: bool = False
     binds: list[str] = Field(default_factory=list)
+    limits: LimitOverrides = Field(default_factory=LimitOverrides)
 
 
 class Requirement(Strict):
