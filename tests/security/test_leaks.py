@@ -246,6 +246,27 @@ def test_run_outputs_really_contained_the_secrets(setup: dict[str, Any]) -> None
     assert passthrough.stdout.parsed["Credentials"]["SecretAccessKey"] == "[REDACTED]"
 
 
+@pytest.mark.parametrize("fmt", ["json", "json-no-raw", "compact"])
+def test_every_output_format_is_masked(setup: dict[str, Any], fmt: str) -> None:
+    engine = setup["engines"]["main"]
+    texts: list[str] = []
+    for cmd, args, cwd in [("cat", [".env"], "."), ("git", ["log", "-p"], "repo"), ("tac", ["api.json"], ".")]:
+        texts += envelope_strings(engine.run(cmd, args, cwd=ws_path(setup, cwd), format=fmt,
+                                             contract_version="next"))
+    assert check(texts) == []
+
+
+def test_parse_output_is_masked(setup: dict[str, Any]) -> None:
+    """Saved output handed to ``parse`` (no process): text, args and any hint are masked."""
+    engine = setup["engines"]["main"]
+    texts: list[str] = []
+    for cmd, args in [("cat", [f"notes-{GH_OAUTH}.txt"]), ("ls", ["-l", "--token", GH_CLASSIC]),
+                      ("tac", ["api.json"]), ("grep", ["-e", GH_CLASSIC, ".env"])]:
+        raw = (setup["ws"] / ("api.json" if cmd == "tac" else ".env")).read_text()
+        texts += envelope_strings(engine.parse_output(cmd, args, raw))
+    assert check(texts) == []
+
+
 def test_cut_by_the_output_cap(setup: dict[str, Any]) -> None:
     engine = setup["engines"]["capped"]
     env = engine.run("cat", ["capped.txt"], cwd=ws_path(setup, "."), format="json")
