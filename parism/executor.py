@@ -244,18 +244,12 @@ def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
                 break
             for key, _ in sel.select(timeout=0.05):
                 st = streams[key.fd]
-                if cap.output_limit:  # after a cap, discard: memory stays bounded
-                    data = os.read(key.fd, CHUNK)
-                    if not data:
-                        st.open = False
-                        sel.unregister(key.fd)
-                    continue
                 data = os.read(key.fd, CHUNK)
-                if not data:
+                if data and st.take(data):
+                    cap.output_limit = True  # this stream is never read again: cap + one chunk
+                if not data or st.truncated:
                     st.open = False
                     sel.unregister(key.fd)
-                elif st.take(data):
-                    cap.output_limit = True
     out, err = streams[child.stdout.fileno()], streams[child.stderr.fileno()]
     cap.stdout, cap.stderr = out.value(), err.value()
     cap.stdout_truncated, cap.stderr_truncated = out.truncated, err.truncated

@@ -170,3 +170,9 @@ def test_concurrency_limit_queues_and_cancelled_waiter_leaves() -> None:
         threading.Timer(0.2, token.cancel).start()
         with slots.hold(token) as second:
             assert second is False
+
+
+def test_cap_on_stdout_keeps_stderr() -> None:
+    cap = execute(spec([SH, "-c", "echo warn >&2; head -c 10485760 /dev/zero"], cap=MiB))
+    assert cap.output_limit and cap.stdout_truncated and not cap.stderr_truncated
+    assert len(cap.stdout) == MiB and cap.stderr == b"warn\n"
