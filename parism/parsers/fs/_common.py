@@ -167,47 +167,45 @@ def split_quoted_link(text: str) -> tuple[str, str | None]:
     return text, None
 
 
-def drop_args(args: Iterable[str], short: str = "", long: Iterable[str] = (), add: Iterable[str] = ()) -> list[str]:
+def drop_args(args: Iterable[str], short: str = "", long: Iterable[str] = (), add: Iterable[str] = (),
+              valued: Iterable[str] = ()) -> list[str]:
     """Remove display-only flags: letters in ``short`` from bundles, exact ``long`` names (with
-    or without ``=value``); append ``add`` flags that are missing. Used by contract hints."""
-    longs = set(long)
+    or without ``=value``), and ``valued`` flags (``-B``, ``--block-size``) together with their
+    value (attached, or the next argument). ``add`` flags that are missing are put first. Used
+    by contract hints."""
+    valued_set = set(valued)
+    longs = set(long) | {v for v in valued_set if v.startswith("--")}
+    valued_short = "".join(v[1] for v in valued_set if len(v) == 2)
     out: list[str] = []
-    ended = False
-    for a in args:
-        if ended or a == "-" or not a.startswith("-"):
-            ended = ended or a == "--"
-            out.append(a)
-            continue
+    items = list(args)
+    i = 0
+    while i < len(items):
+        a = items[i]
+        i += 1
         if a == "--":
-            ended = True
+            out += items[i - 1:]
+            break
+        if a == "-" or not a.startswith("-"):
             out.append(a)
             continue
         if a.startswith("--"):
-            if a.partition("=")[0] not in longs:
+            name, eq, _ = a.partition("=")
+            if name not in longs:
                 out.append(a)
+            elif not eq and name in valued_set and i < len(items):
+                i += 1
             continue
-        kept = "".join(c for c in a[1:] if c not in short)
+        kept = ""
+        for j, c in enumerate(a[1:], start=1):
+            if c in valued_short:
+                if j == len(a) - 1 and i < len(items):
+                    i += 1  # the value is the next argument
+                break
+            if c not in short:
+                kept += c
         if kept:
             out.append("-" + kept)
     for flag in add:
         if flag not in out:
             out.insert(0, flag)
     return out
-
-
-def has_letter(args: Iterable[str], letters: str) -> bool:
-    """True when any short bundle (before ``--``) contains one of ``letters``."""
-    for a in args:
-        if a == "--":
-            return False
-        if a.startswith("-") and not a.startswith("--") and any(c in letters for c in a[1:]):
-            return True
-    return False
-
-
-_NUM = re.compile(r"\d+")
-
-
-def block_count(text: str) -> int | None:
-    """An integer block count (``976490576``), else None."""
-    return int(text) if _NUM.fullmatch(text) else None

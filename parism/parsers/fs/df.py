@@ -26,7 +26,6 @@ from pydantic import BaseModel, ConfigDict
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
 from parism.parsers.fs._common import drop_args, split_lines
 from parism.parsers.table import human_to_bytes, tokens_with_spans
-from parism.policy.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-h -H -k -m -T -a -l -P -i -g --si --human-readable --all --local --portability "
@@ -71,12 +70,10 @@ class DfResult(BaseModel):
     warnings: list[str] | None = None
 
 
-def _supports(tokens: Tokens) -> str | None:
-    return None if not tokens.has("--output") else "custom --output columns are not read"
+_VALUED = ("-B", "--block-size", "--output")
 
 
-CONTRACT = Contract(flags=FLAGS, values=VALUES, supports=_supports,
-                    hint=lambda a: drop_args(a, "B", ("--block-size",)))
+CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=lambda a: drop_args(a, valued=_VALUED))
 
 
 def _layout(header: str) -> tuple[str, bool, bool, bool]:
@@ -147,7 +144,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     unit, has_type, bsd_inodes, _ = _layout(lines[0])
     human = unit == "Size"
     if not human and unit not in _BLOCK_UNITS and unit != "Inodes":
-        raise Unsupported(f"df: size column '{unit}' is not a known unit", hint_args=drop_args(pin.sub_args, "B", ("--block-size",)))
+        raise Unsupported(f"df: size column '{unit}' is not a known unit", hint_args=drop_args(pin.sub_args, valued=_VALUED))
     base = (1000 if pin.tokens.has("-H", "--si") else 1024) if human else None
     shape = _shape(bsd_inodes)
     rows: list[dict[str, object]] = []

@@ -47,7 +47,7 @@ class DuResult(BaseModel):
     warnings: list[str] | None = None
 
 
-CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=lambda a: drop_args(a, "B", ("--block-size",)))
+CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=lambda a: drop_args(a, long=("--time",), valued=("-B", "--block-size")))
 
 
 def unit_of(tokens: Tokens, os: str) -> tuple[str, int | None, int | None]:

@@ -35,25 +35,8 @@ def _supports(tokens: Tokens) -> str | None:
     return f"'{bad[0]}' changes the output format; only the default format is read" if bad else None
 
 
-def _drop_format(args: list[str]) -> list[str]:
-    """Remove ``-c FMT`` / ``--printf FMT`` together with their values."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a in ("-c", "--format", "--printf"):
-            skip = True
-            continue
-        if a.startswith(("--format=", "--printf=")) or (a.startswith("-c") and len(a) > 2):
-            continue
-        out.append(a)
-    return out
-
-
 def _hint(args: list[str]) -> list[str]:
-    return drop_args(_drop_format(args), "ftxl", ("--file-system", "--terse"))
+    return drop_args(args, "ftxl", ("--file-system", "--terse"), valued=("-c", "--format", "--printf"))
 
 
 CONTRACT = Contract(flags=FLAGS, min_positionals=1, supports=_supports, hint=_hint)

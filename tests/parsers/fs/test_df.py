@@ -1,0 +1,48 @@
+"""df: §22 bug 46 (mount points with spaces, -T, macOS 9-column output)."""
+
+from __future__ import annotations
+
+from tests.parsers.fs._util import err, ok
+
+MAC_H = """Filesystem                                               Size   Used  Avail Capacity   iused               ifree %iused  Mounted on
+/dev/disk1s1                                            466Gi  144Gi  315Gi    32%   1507697 9223372036853268110    0%   /
+devfs                                                   334Ki  334Ki    0Bi   100%      1154                   0  100%   /dev
+map -hosts                                                0Bi    0Bi    0Bi   100%         0                   0  100%   /net
+/dev/disk2s1                                            1.0Gi  5.0Mi 1019Mi     1%        12 4294967267    0%   /Volumes/Untitled Disk
+"""
+GNU_T = """Filesystem     Type     1K-blocks    Used Available Use% Mounted on
+/dev/sda2      ext4      20508240 5748028  13695408  30% /
+/dev/sdb1      vfat        523248    5356    517892   2% /media/usb stick
+"""
+
+
+def test_bug46_macos_nine_columns_spaces_and_binary_units() -> None:
+    res = ok(["df", "-h"], MAC_H, os="macos")
+    rows = {r["filesystem"]: r for r in res["filesystems"]}
+    assert rows["map -hosts"]["mounted_on"] == "/net" and rows["map -hosts"]["size_bytes_approx"] == 0
+    assert rows["/dev/disk2s1"]["mounted_on"] == "/Volumes/Untitled Disk"
+    assert rows["/dev/disk2s1"]["ifree"] == 4294967267 and rows["/dev/disk2s1"]["use_percent"] == 1
+    assert rows["devfs"]["size"] == "334Ki" and rows["devfs"]["size_bytes_approx"] == 334 * 1024
+    assert res["multiplier"] == 1024
+
+
+def test_bug46_type_column_and_mount_with_space() -> None:
+    rows = ok(["df", "-T"], GNU_T)["filesystems"]
+    assert [(r["filesystem"], r["type"], r["mounted_on"]) for r in rows] == [
+        ("/dev/sda2", "ext4", "/"), ("/dev/sdb1", "vfat", "/media/usb stick")]
+    assert rows[1]["size_bytes"] == 523248 * 1024
+
+
+def test_si_uses_powers_of_1000() -> None:
+    text = "Filesystem Size Used Avail Use% Mounted on\n/dev/sda2 21G 5.9G 15G 30% /\n"
+    row = ok(["df", "-H"], text)["filesystems"][0]
+    assert row["size_bytes_approx"] == 21_000_000_000 and row["used_bytes_approx"] == 5_900_000_000
+
+
+def test_block_size_flag_is_out_of_range_with_hint() -> None:
+    pe = err(["df", "-B", "4K"], "x\n")
+    assert pe.reason == "unsupported_format" and pe.hint.args == []
+
+
+def test_without_header_is_unrecognized() -> None:
+    assert err(["df"], "/dev/sda2 1 2 3 4% /\n").reason == "unrecognized_output"
