@@ -5,7 +5,7 @@ Schema::
     {http_version, status_code: int, status_text?: str, headers: {lower-case name: str},
      responses: [{http_version, status_code: int, status_text?, headers: {..},
                   header_list: [{name, value}]}],
-     unparsed?: [str]}
+     write_out?: str, unparsed?: [str]}
 
 Why: ``-L`` prints one header block per hop, so every block is kept in ``responses`` and the
 top-level fields describe the last one (where the redirects ended) instead of merging them.
@@ -48,6 +48,7 @@ class CurlResult(BaseModel):
     status_text: str | None = None
     headers: dict[str, str] | None = None
     responses: list[Response]
+    write_out: str | None = None
     unparsed: list[str] | None = None
 
 
@@ -94,7 +95,9 @@ def parse(text: str, pin: ParseInput) -> dict:
     last = responses[-1]
     out: dict[str, object] = {k: last[k] for k in ("http_version", "status_code", "status_text", "headers") if k in last}
     out["responses"] = responses
-    if unparsed:
+    if unparsed and pin.tokens.has("-w", "--write-out"):
+        out["write_out"] = "\n".join(unparsed)  # -w text follows the headers
+    elif unparsed:
         out["unparsed"] = unparsed
     return out
 
@@ -106,7 +109,8 @@ def _hint(args: list[str]) -> list[str]:
 PARSER = Parser(
     id="curl",
     contract=Contract(
-        flags={"-I": "bool", "--head": "bool", "-s": "bool", "--silent": "bool", "-S": "bool",
+        flags={"-I": "bool", "--head": "bool", "-i": "bool", "--include": "bool", "-w": "data",
+               "--write-out": "data", "-s": "bool", "--silent": "bool", "-S": "bool",
                "--show-error": "bool", "-k": "bool", "--insecure": "bool", "-f": "bool", "--fail": "bool",
                "-L": "bool", "--location": "bool", "-v": "bool", "--verbose": "bool",
                "--compressed": "bool", "-4": "bool", "-6": "bool", "--http1.0": "bool",

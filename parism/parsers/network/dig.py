@@ -204,7 +204,7 @@ _FLAG_KINDS: dict[str, str] = {
     "+cookie": "bool", "+nocookie": "bool", "+recurse": "bool", "+norecurse": "bool",
     "+edns": "attached", "+noedns": "bool", "+time": "attached", "+tries": "attached",
     "+retry": "attached", "+search": "bool", "+nosearch": "bool", "+ttlid": "bool",
-    "+identify": "bool", "+vc": "bool", "+ignore": "bool", "+bufsize": "attached",
+    "+identify": "bool", "+noidentify": "bool", "+nottlid": "bool", "+notrace": "bool", "+vc": "bool", "+ignore": "bool", "+bufsize": "attached",
     "-4": "bool", "-6": "bool", "-m": "bool", "-r": "bool", "-u": "bool",
     "-x": "value", "-t": "value", "-c": "value", "-p": "number", "-q": "value", "-b": "value",
     "-k": "path", "-y": "value", "-f": "path",

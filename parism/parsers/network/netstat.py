@@ -243,7 +243,8 @@ _BOOL = ("-t", "-u", "-l", "-n", "-p", "-a", "-W", "-e", "-o", "-4", "-6", "-r",
 _BAD = ("-s", "--statistics", "-g", "--groups", "-M", "--masquerade", "-c", "--continuous")
 _LONG = ("--tcp", "--udp", "--listening", "--numeric", "--programs", "--all", "--wide",
          "--extend", "--timers", "--route", "--interfaces", "--raw", "--numeric-hosts",
-         "--numeric-ports", "--numeric-users", "--inet", "--inet6", "--udplite", "--sctp")
+         "--numeric-ports", "--numeric-users", "--inet", "--inet6", "--udplite", "--sctp",
+         "--program", "--unix", "--verbose")
 
 
 def _supports(tokens: Tokens) -> str | None:
@@ -257,10 +258,12 @@ PARSER = Parser(
     id="netstat",
     contract=Contract(
         flags={**{f: "bool" for f in _BOOL}, **{f: "bool" for f in _LONG},
-               **{f: "bool" for f in _BAD}, "-I": "attached", "-f": "value"},
+               **{f: "bool" for f in _BAD}, "-I": "attached", "-f": "value", "--protocol": "value"},
         values={"-f": "inet|inet6|unix|link"},
-        max_positionals=1,  # BSD/Windows `-p tcp` reads the protocol as the next word
-        positional_pattern=r"(?i:tcp|udp|ip|icmp|tcpv6|udpv6|ipv6|icmpv6|tcp6|udp6|ip6|icmp6)",
+        # BSD/Windows `-p tcp` and Linux `-A inet` read the protocol or family as the next word
+        # (-A is a bool on BSD, where it prints PCB addresses)
+        max_positionals=1,
+        positional_pattern=r"(?i:tcp|udp|ip|icmp|tcpv6|udpv6|ipv6|icmpv6|tcp6|udp6|ip6|icmp6|inet|inet6|unix)",
         supports=_supports,
         hint=lambda args: [a for a in args if a not in _BAD] or ["-tuln"],
     ),

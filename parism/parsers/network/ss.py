@@ -160,7 +160,7 @@ def parse(text: str, pin: ParseInput) -> dict:
 
 
 _BOOL = ("-t", "-u", "-l", "-n", "-p", "-a", "-e", "-o", "-4", "-6", "-r", "-i", "-m", "-x", "-w",
-         "-s", "-H", "-O", "-Z", "-z", "-b", "-E", "-S", "-0", "-M", "--tcp", "--udp", "--listening",
+         "-s", "-H", "-O", "-d", "-Z", "-z", "-b", "-E", "-S", "-0", "-M", "--tcp", "--udp", "--listening",
          "--numeric", "--processes", "--all", "--extended", "--options", "--resolve", "--info",
          "--memory", "--unix", "--raw", "--no-header", "--oneline", "--ipv4", "--ipv6", "--sctp",
          "--dccp", "--packet", "--vsock", "--tipc", "--xdp", "--context", "--contexts", "--mptcp",

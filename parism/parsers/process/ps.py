@@ -217,7 +217,7 @@ PARSER = Parser(
         flags={
             "-e": "bool", "-A": "bool", "-a": "bool", "-d": "bool", "-N": "bool", "-f": "bool",
             "-F": "bool", "-l": "bool", "-y": "bool", "-j": "bool", "-w": "bool", "-L": "bool",
-            "-T": "bool", "-m": "bool", "-H": "bool", "-x": "bool", "-M": "bool", "-c": "bool",
+            "-T": "bool", "-m": "bool", "-Z": "bool", "-H": "bool", "-x": "bool", "-M": "bool", "-c": "bool",
             "-o": "data", "-O": "data", "--format": "data", "-p": "value", "--pid": "value",
             "-q": "value", "--ppid": "value", "-u": "value", "-U": "value", "--user": "value",
             "-g": "value", "-G": "value", "--group": "value", "-C": "value", "-t": "value",

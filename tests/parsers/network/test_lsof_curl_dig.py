@@ -126,3 +126,9 @@ def test_dig_noall_without_answer_is_unsupported() -> None:
     out = parse("dig", ["+noall", "example.com"], "")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
     assert out.parse_error.hint is not None and out.parse_error.hint.args == ["+noall", "example.com", "+answer"]
+
+
+def test_curl_write_out_after_headers() -> None:
+    text = "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n204"
+    p = parse("curl", ["-sI", "-w", "%{http_code}", "http://h"], text).parsed
+    assert p["status_code"] == 204 and p["write_out"] == "204" and "unparsed" not in p
