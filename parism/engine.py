@@ -114,12 +114,16 @@ class Engine:
         return describe_command(cmd, self.cfg, self.os, self._passes)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
+        req = Request("dry_run", cmd, list(args or []), cwd)
         if self.errors:
+            self._audit(req, "error", "invalid_config", None, 0)
             return DryRunResult(would_pass=False, reason="invalid_config", message=self._config_message())
-        decision = guard_mod.check(cmd, list(args or []), cwd, self.cfg)
+        decision = guard_mod.check(cmd, req.args, cwd, self.cfg)
         if decision.allowed:
+            self._audit(req, "allowed", None, None, 0)
             return DryRunResult(would_pass=True)
-        f = self._guard_failure(decision, cmd, list(args or []))
+        f = self._guard_failure(decision, cmd, req.args)
+        self._audit(req, "blocked", f.reason, None, 0)
         return DryRunResult(would_pass=False, reason=f.reason, message=f.message, hint=f.hint)
 
     def parse_output(self, cmd: str, args: list[str], raw: str, os: str | None = None,

@@ -81,9 +81,11 @@ def test_audit_log_one_masked_line_per_call(make_engine: MakeEngine, tmp_path: P
     env = engine.run("echo", [TOKEN], cwd=str(tmp_path))
     assert env.stdout.raw == "[REDACTED]\n" and env.args == ["[REDACTED]"]
     engine.run("rm", ["-rf", "/"], cwd=str(tmp_path))
+    engine.dry_run("ls", [], str(tmp_path))
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert [(x["tool"], x["cmd"], x["decision"], x["reason"]) for x in lines] == [
-        ("run", "echo", "allowed", "parser_not_found"), ("run", "rm", "blocked", "command_not_allowed")]
+        ("run", "echo", "allowed", "parser_not_found"), ("run", "rm", "blocked", "command_not_allowed"),
+        ("dry_run", "ls", "allowed", None)]
     assert lines[0]["exitCode"] == 0 and lines[1]["exitCode"] is None
     assert TOKEN not in log.read_text() and lines[0]["args"] == ["[REDACTED]"]
     assert set(lines[0]) == {"ts", "tool", "cmd", "args", "cwd", "decision", "reason", "exitCode", "duration_ms"}
