@@ -84,6 +84,7 @@ class CommandPolicy(Strict):
     requires: list[Requirement] = Field(default_factory=list)
     sub_requires: dict[str, list[Requirement]] = Field(default_factory=dict)
     positional_prefix: str | None = None
+    positional_chars: str | None = None
     sandbox: CommandSandbox = Field(default_factory=CommandSandbox)
 
 

@@ -120,6 +120,10 @@ def classify(args: list[str], policy: CommandPolicy) -> Classified:
             out.violations.append(Violation(
                 tok.text, f"positional argument '{tok.text}' must start with '{policy.positional_prefix}'"))
             continue
+        if policy.positional_chars is not None and not set(tok.text) <= set(policy.positional_chars):
+            out.violations.append(Violation(
+                tok.text, f"positional argument '{tok.text}' may only use the characters '{policy.positional_chars}'"))
+            continue
         out.values.append(Value(tok.text, kind, tok.text, tok.index))
     if policy.max_positionals is not None and len(positionals) > policy.max_positionals:
         out.violations.append(Violation(positionals[-1].text, "too many positional arguments"))
