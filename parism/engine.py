@@ -270,7 +270,7 @@ class Engine:
         return Failure(kind="guard", reason=f.reason, message=mask(f.message), hint=mask(f.hint) if f.hint else None)
 
     def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
-        if err.target == "cwd":
+        if err.target != "binary" or err.code not in ("ENOENT", "EACCES"):
             return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code)
         status = "not_executable" if err.code == "EACCES" else "missing"
         return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code,

@@ -53,7 +53,7 @@ class SpawnError:
 
     code: str
     message: str
-    target: str = "binary"  # "binary" | "cwd" — ENOENT on either looks the same to the kernel
+    target: str = "binary"  # "binary" | "cwd" (ENOENT on either looks the same) | "launcher"
 
 
 @dataclass
@@ -195,6 +195,9 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
         name = errno.errorcode.get(exc.errno or 0, "EIO")
         target = "cwd" if exc.filename == spec.cwd else "binary"
         cap.spawn_error = SpawnError(name, f"spawn {os.path.basename(spec.argv[0])} {name}: {exc.strerror}", target)
+        return cap
+    except Exception as exc:  # noqa: BLE001 — a launcher bug is reported, never raised to the agent
+        cap.spawn_error = SpawnError("EIO", f"launcher failed: {type(exc).__name__}: {exc}", "launcher")
         return cap
     tracker = Tracker(child.pid)
     try:

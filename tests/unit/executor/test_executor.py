@@ -176,3 +176,13 @@ def test_cap_on_stdout_keeps_stderr() -> None:
     cap = execute(spec([SH, "-c", "echo warn >&2; head -c 10485760 /dev/zero"], cap=MiB))
     assert cap.output_limit and cap.stdout_truncated and not cap.stderr_truncated
     assert len(cap.stdout) == MiB and cap.stderr == b"warn\n"
+
+
+def test_a_failing_launcher_is_a_spawn_error_not_an_exception() -> None:
+    class Broken:
+        def start(self, spec: ExecSpec) -> object:
+            raise RuntimeError("pool exhausted")
+
+    cap = execute(spec([SH, "-c", "true"]), launcher=Broken())  # type: ignore[arg-type]
+    assert cap.spawn_error is not None and cap.spawn_error.target == "launcher"
+    assert "pool exhausted" in cap.spawn_error.message
