@@ -6,7 +6,8 @@ Schema::
      answers: [{name, ttl?: int, class?, type, value, query?}],
      authority?: [...], additional?: [...],
      queries: [{query, query_type, query_class?, status?, opcode?, id?: int, flags?: [str],
-                answer_count?: int, query_time_ms?, server?, when?, msg_size?}]}
+                answer_count?: int, query_time_ms?, server?, when?, msg_size?}],
+     unparsed?: [str]}
     +short:  {values: [str]}
 
 Why: ``dig a b`` prints one block per query, so the top-level fields describe the first query
@@ -86,23 +87,28 @@ def _record(line: str, query: str | None) -> dict[str, object] | None:
 
 
 def _logical_lines(text: str) -> list[str]:
-    """Lines with ``+multiline`` records joined (``(`` … ``)``, comments dropped)."""
+    """Lines with ``+multiline`` records joined: a record line ending in ``(`` continues until the
+    line holding the closing ``)``; ``; comments`` on continuation lines are dropped."""
     out: list[str] = []
     buf: list[str] | None = None
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         if buf is not None:
-            buf.append(line.split(";", 1)[0].strip())
-            if ")" in line.split(";", 1)[0]:
-                out.append(" ".join(p for p in buf if p).replace("( ", "").replace(" )", "").replace("(", "").replace(")", ""))
+            code = line.split(";", 1)[0]
+            if ")" in code:
+                buf.append(code[: code.rindex(")")].strip())
+                out.append(" ".join(p for p in buf if p))
                 buf = None
+            else:
+                buf.append(code.strip())
             continue
-        if not line.startswith(";") and line.rstrip().endswith("(") and line.count("(") > line.count(")"):
-            buf = [line.rstrip()[:-1].rstrip()]
+        stripped = line.rstrip()
+        if not line.startswith(";") and stripped.endswith("(") and line.count("(") > line.count(")"):
+            buf = [stripped[:-1].rstrip()]
             continue
         out.append(line)
     if buf is not None:
-        out.append(" ".join(buf))
+        out.append(" ".join(p for p in buf if p))
     return out
 
 
@@ -117,7 +123,7 @@ def parse(text: str, pin: ParseInput) -> dict:
     records: dict[str, list[dict[str, object]]] = {"answers": [], "authority": [], "additional": []}
     current: dict[str, object] | None = None
     section = "answers"
-    unread = 0
+    unparsed: list[str] = []
 
     def new_query() -> dict[str, object]:
         q: dict[str, object] = {}
@@ -144,12 +150,12 @@ def parse(text: str, pin: ParseInput) -> dict:
             continue
         rec = _record(s, current.get("query") if isinstance(current.get("query"), str) else None)
         if rec is None or not section:
-            unread += 1
+            unparsed.append(s)
             continue
         records[section].append(rec)
     queries = [q for q in queries if q and not q.get("sent")]
     if not queries and not records["answers"]:
-        if unread:
+        if unparsed:
             raise Unrecognized("dig: no DNS record or query header was recognised")
         return {"answers": [], "queries": []}
     out: dict[str, object] = {}
@@ -163,6 +169,8 @@ def parse(text: str, pin: ParseInput) -> dict:
         if records[key]:
             out[key] = records[key]
     out["queries"] = queries
+    if unparsed:
+        out["unparsed"] = unparsed
     return out
 
 
