@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 import regex
@@ -26,10 +27,9 @@ _OPTIONS.max_mem = 64 << 20  # room for long alternations; still bounded
 class PatternTimeout(Exception):
     """A fallback pattern did not finish within its time budget."""
 
-    def __init__(self, source: str, limit_s: float) -> None:
+    def __init__(self, source: str) -> None:
         super().__init__(source)
         self.source = source
-        self.limit_s = limit_s
 
 
 class InvalidPattern(ValueError):
@@ -72,19 +72,30 @@ class CompiledPattern:
         if self.on_re2:
             matches = list(self.matcher.finditer(text))
         else:
-            budget = deadline - time.monotonic()
-            if budget <= 0:
-                raise PatternTimeout(self.source, 0.0)
-            try:
-                matches = list(self.matcher.finditer(text, timeout=budget))
-            except TimeoutError as exc:
-                raise PatternTimeout(self.source, budget) from exc
+            matches = self._bounded_matches(text, deadline)
         found: list[Span] = []
         for match in matches:
             for start, end in [match.span(i) for i in groups] if groups else [match.span()]:
                 if end > start >= 0 and text[start:end].strip().lower() not in self.ignore:
                     found.append((start, end))
         return found
+
+
+    def _bounded_matches(self, text: str, deadline: float) -> list[Any]:
+        """All matches of a fallback pattern, or ``PatternTimeout`` once ``deadline`` passes.
+
+        ``regex`` stops a search that runs past its ``timeout``; checking the clock between
+        matches as well bounds a pattern that finds many matches, each one slowly.
+        """
+        matches: list[Any] = []
+        try:
+            for match in self.matcher.finditer(text, timeout=max(deadline - time.monotonic(), 0.001)):
+                matches.append(match)
+                if time.monotonic() > deadline:
+                    raise PatternTimeout(self.source)
+        except TimeoutError as exc:
+            raise PatternTimeout(self.source) from exc
+        return matches
 
 
 def compile_pattern(name: str, source: str, ignore: frozenset[str] = frozenset()) -> CompiledPattern:

@@ -112,3 +112,13 @@ def test_mask_text_removes_argument_values_quoted_in_messages() -> None:
     assert "hunter2" not in masked and "plainvalue99" not in masked
     assert masked.startswith("flag --password [REDACTED] is not allowed")
     assert r.mask_text(f"bad arg {GH_CLASSIC}") == "bad arg [REDACTED]"
+
+
+def test_fallback_budget_covers_many_slow_matches() -> None:
+    """Each match alone is quick, together they exceed the budget: still withheld."""
+    r = Redactor([r"(?m)^(a|aa)+\1x"], mode="replace", fallback_time_limit_s=0.1)
+    text = ("a" * 18 + "b\n") * 20000
+    start = time.monotonic()
+    masked = r.mask(text)
+    assert time.monotonic() - start < 3.0
+    assert masked.withheld_reason is not None and masked.text == ""
