@@ -75,7 +75,7 @@ def _value(field: str, text: str) -> object:
         return text
     if text == "-":
         return None
-    if text.isdigit():
+    if re.fullmatch(r"-?\d+", text):
         return int(text)
     if re.fullmatch(r"\d+\.\d+", text):
         return float(text)

@@ -1,6 +1,6 @@
 """Capture real fixtures for ps, kill, ping, curl, netstat, ss, lsof and dig on this machine.
 
-Run: ``.venv/bin/python -m tests.parsers.network._capture`` (as root, Debian 12 with procps,
+Run: ``.venv/bin/python -m tests.parsers.network._capture [cmd ...]`` (as root, Debian 12 with procps,
 iputils-ping, busybox, curl, net-tools, iproute2, lsof and dnsutils installed).
 
 Each fixture is ``tests/fixtures/linux/<cmd>/<name>.out`` plus ``<name>.json`` holding the argv
@@ -14,6 +14,7 @@ sockets where the command allows it, so no unrelated host data lands in the repo
 from __future__ import annotations
 
 import http.server
+import ipaddress
 import json
 import os
 import signal
@@ -29,6 +30,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "linux"
 ENV = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TZ": "UTC"}
 TCP_PORT, UDP_PORT, HTTP_PORT = 47811, 47812, 47813
+ONLY: set[str] = set(sys.argv[1:])  # capture only these commands (default: all)
 
 
 def run(argv: list[str]) -> str:
@@ -38,6 +40,8 @@ def run(argv: list[str]) -> str:
 def save(cmd: str, name: str, argv: list[str], expected: dict, note: str,
          keep_pids: tuple[int, ...] = ()) -> None:
     """Write one fixture; ``keep_pids`` keeps only the header and the rows of those processes."""
+    if ONLY and cmd not in ONLY:
+        return
     d = ROOT / cmd
     d.mkdir(parents=True, exist_ok=True)
     text = run(argv)
@@ -113,6 +117,7 @@ def capture_network(listener: subprocess.Popen) -> None:
     save("netstat", "tuln", ["netstat", "-tuln"], sock, note)
     save("netstat", "tulpn", ["netstat", "-tulpn"], sock, note)
     save("netstat", "rn", ["netstat", "-rn"], {"routes": _routes()}, "routes from /proc/net/route")
+    save("netstat", "rn6", ["netstat", "-rn6"], {"routes": _routes6()}, "destinations from /proc/net/ipv6_route")
     up = sorted(n for n, st in psutil.net_if_stats().items() if st.isup)
     save("netstat", "i", ["netstat", "-i"], {"interfaces": up}, "names of the interfaces that are up, from psutil")
     save("netstat", "tanpo", ["netstat", "-tanpo"], sock, note + "; -o adds the Timer column after the program")
@@ -131,6 +136,15 @@ def _routes() -> list[str]:
         f = line.split()
         dest = socket.inet_ntoa(int(f[1], 16).to_bytes(4, "little"))
         out.append(dest)
+    return out
+
+
+def _routes6() -> list[str]:
+    out = []
+    for line in Path("/proc/net/ipv6_route").read_text().splitlines():
+        f = line.split()
+        addr = str(ipaddress.IPv6Address(bytes.fromhex(f[0])))
+        out.append(f"{addr}/{int(f[1], 16)}")
     return out
 
 

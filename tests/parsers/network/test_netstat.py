@@ -97,3 +97,14 @@ def test_timer_column_after_program() -> None:
     assert (row["pid"], row["program"], row["timer"]) == (exp["pid"], "python", "off (0.00/0/0)")
     waits = [r for r in parsed["connections"] if r.get("state") == "TIME_WAIT"]
     assert all(r["timer"].startswith("timewait (") and "pid" not in r for r in waits)
+
+
+def test_ipv6_routes_match_proc() -> None:
+    parsed, exp = parse_fixture("linux", "netstat", "rn6")
+    routes = parsed["routes"]
+    assert [r["destination"] for r in routes] == exp["routes"]
+    assert all(r["family"] == "inet6" for r in routes)
+    default = next(r for r in routes if r["destination"] == "::/0" and r["iface"] == "eth0")
+    assert (default["gateway"], default["flags"], default["metric"]) == ("fd00::1", "UG", 1024)
+    unreachable = routes[-1]  # ::/0  ::  !n  -1  1  0 lo
+    assert (unreachable["flags"], unreachable["metric"], unreachable["ref"]) == ("!n", -1, 1)
