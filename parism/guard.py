@@ -167,11 +167,11 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
 def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> None:
     box = policy.sandbox
     decision.namespace_class = box.namespace
-    decision.network = box.network
+    decision.network = box.network and cfg.settings.sandbox.network
     decision.binds = [os.path.expanduser(b) for b in box.binds]
     merged = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
     limits = {**merged["limits"], **box.limits.model_dump(exclude_none=True)}
-    merged.update(namespace=box.namespace, network=box.network, binds=decision.binds, limits=limits)
+    merged.update(namespace=box.namespace, network=decision.network, binds=decision.binds, limits=limits)
     decision.sandbox = merged
 
 

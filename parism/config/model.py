@@ -163,7 +163,7 @@ class SandboxSettings(Strict):
     bwrap_path: str = ""  # "" → find bwrap (prefer /usr/bin/bwrap)
     tmp_size_mb: int = Field(default=64, ge=1)
     writable_project: bool = False
-    network: bool = False  # default for commands whose policy does not say
+    network: bool = True  # master switch: false takes the network from every command
     limits: SandboxLimits = Field(default_factory=SandboxLimits)
 
 

@@ -64,7 +64,7 @@ def test_effective_lists_every_key_with_value_and_origin(load: Load, dirs: Dirs)
     ('[guard.secrets]\noutput_patterns_mode = "replace"\n', "guard.secrets.output_patterns_mode"),
     ('[sandbox]\nmode = "off"\n', "sandbox.mode"),
     ('[sandbox]\nbwrap_path = "/tmp/fake-bwrap"\n', "sandbox.bwrap_path"),
-    ("[sandbox]\nnetwork = true\n", "sandbox.network"),
+    ('[parsers.external_capabilities]\nfs_read = [["/etc", "/etc"]]\n', "parsers.external_capabilities.fs_read"),
     ("[sandbox]\nwritable_project = true\n", "sandbox.writable_project"),
     ("[sandbox.limits]\nnproc = 0\n", "sandbox.limits.nproc"),
     ("[sandbox.limits]\noom_score_adj = -1000\n", "sandbox.limits.oom_score_adj"),
@@ -96,7 +96,7 @@ def test_untrusted_project_may_tighten(load: Load, dirs: Dirs) -> None:
         'block_patterns = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|", "*"]\n'
         '[guard.secrets]\noutput_redaction_enabled = true\nenv_patterns = ["TOKEN", "SECRET", "AUTHZ", '
         '"PASSWORD", "PASSWD", "CREDENTIAL", "KEY"]\n'
-        '[sandbox]\nmode = "required"\n[sandbox.limits]\nnproc = 32\noom_score_adj = 1000\n'
+        '[sandbox]\nmode = "required"\nnetwork = false\n[sandbox.limits]\nnproc = 32\noom_score_adj = 1000\n'
     ))
     cfg = load()
     assert cfg.errors == []

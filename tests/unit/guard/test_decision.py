@@ -43,6 +43,11 @@ def test_sandbox_class_per_command(tmp_path: Path, cmd: str, args: list[str], na
     assert d.profile == "readonly"
 
 
+def test_sandbox_network_false_is_a_master_switch(tmp_path: Path) -> None:
+    d = check("curl", ["-s", "https://example.com/"], None, _load(tmp_path, "[sandbox]\nnetwork = false\n"))
+    assert d.allowed and d.network is False and d.sandbox["network"] is False
+
+
 def test_binds_are_expanded(tmp_path: Path) -> None:
     d = check("kubectl", ["get", "pods"], None, _load(tmp_path))
     assert d.binds == [os.path.expanduser("~/.kube")]
