@@ -145,7 +145,7 @@ def build_workspace(ws: Path) -> None:
                            "SessionToken": AWS_SESSION}, "token": GH_APP_SERVER}
     (ws / "api.json").write_text(json.dumps(api) + "\n")
     (ws / f"backup-{GH_OAUTH}.txt").write_text("named after a token\n")
-    pad = CHUNK - len("key ") - 20
+    pad = CHUNK - len("key ") - 20  # the Stripe key starts 20 bytes before the boundary
     (ws / "big.txt").write_text(("x" * 99 + "\n") * (pad // 100) + "y" * (pad % 100) + f"key {STRIPE_SECRET}\n")
     (ws / "backtrack.txt").write_text("a" * 5000 + "b\n" + DOTENV)
     (ws / "one-mb-line.txt").write_text("a" * (1 << 20) + "!\n")
@@ -180,6 +180,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         engines = {name: parism.create_engine(cfg) for name, cfg in configs.items()}
     assert all(engine.errors == [] for engine in engines.values())
     yield {"root": root, "ws": root / "ws", "engines": engines}
+    for engine in engines.values():
+        engine.close()
 
 
 def ws_path(setup: dict[str, Any], rel: str) -> str:
