@@ -1,0 +1,240 @@
+"""``grep``: matching lines, counts or file names (GNU and BSD grep).
+
+Schema::
+
+    {matches: [{file?: str, line?: int, byte_offset?: int, text?: str, context?: true,
+                count?: int, binary?: true}]}
+
+One row kind per output form, chosen from the flags: match and context lines (``text``;
+``context: true`` marks ``-A/-B/-C`` lines), ``-c`` counts (``count``), ``-l``/``-L`` names
+(``file`` only), and binary notices (``binary: true``). ``file`` is present only when grep
+prints names (``-H``, ``-r``, several files; never with ``-h``).
+
+File names may contain ``:`` and ``-``: names given as arguments are matched first; ``-Z``
+(``--null``) ends each name with NUL and is always exact; otherwise the first ``:N:`` field
+(with ``-n``) or the first ``:`` splits, and context lines reuse the names of the match lines
+of their group.  ``--`` lines between context groups are separators, not data.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.table import to_int
+from parism.parsers.text._common import drop_flags, split_lines, split_records
+
+_BINARY = re.compile(r"^(?:grep: (.*): binary file matches|Binary file (.*) matches)$")
+CONTEXT_FLAGS = ("-A", "-B", "-C", "--after-context", "--before-context", "--context", "-NUM")
+
+
+class GrepRow(BaseModel):
+    file: str | None = None
+    line: int | None = None
+    byte_offset: int | None = None
+    text: str | None = None
+    context: bool | None = None
+    count: int | None = None
+    binary: bool | None = None
+
+
+class GrepResult(BaseModel):
+    matches: list[GrepRow]
+
+
+class _Form:
+    """What the flags say about each output line."""
+
+    def __init__(self, pin: ParseInput):
+        t = pin.tokens
+        self.null = t.has("-Z", "--null")
+        self.numbered = t.has("-n", "--line-number")
+        self.offsets = t.has("-b", "--byte-offset")
+        self.context = t.has(*CONTEXT_FLAGS)
+        pos = [p.text for p in t.positionals]
+        files = pos if t.has("-e", "--regexp", "-f", "--file") else pos[1:]
+        recursive = t.has("-r", "-R", "--recursive", "--dereference-recursive")
+        self.named = t.has("-H", "--with-filename") or (
+            not t.has("-h", "--no-filename") and (recursive or len(files) > 1))
+        # longest first so that "a:b" wins over "a"
+        self.known = sorted({f for f in files if f != "-"}, key=len, reverse=True)
+
+
+def _prefix_fields(rest: str, form: _Form) -> tuple[list[int], str, str] | None:
+    """Read ``N<sep>`` fields (line number, byte offset) at the start of ``rest``.
+
+    Returns (numbers, separator, text) where separator is ':' (match) or '-' (context)."""
+    want = int(form.numbered) + int(form.offsets)
+    nums: list[int] = []
+    pos, sep = 0, ""
+    for _ in range(want):
+        end = pos
+        while end < len(rest) and rest[end].isdigit():
+            end += 1
+        if end == pos or end >= len(rest) or rest[end] not in ":-":
+            return None
+        if sep and rest[end] != sep:
+            return None
+        sep = rest[end]
+        nums.append(int(rest[pos:end]))
+        pos = end + 1
+    return nums, sep, rest[pos:]
+
+
+def _split_name(line: str, form: _Form, seps: str, group_files: list[str]) -> tuple[str, str] | None:
+    """Split ``name<sep>rest`` (rest keeps the separator) without -Z: names of the group and
+    of the arguments first, then the first separator after which the number fields read."""
+    numbers = form.numbered or form.offsets
+    for name in [*group_files, *form.known]:
+        if line.startswith(name) and len(line) > len(name) and line[len(name)] in seps:
+            if not numbers or _prefix_fields(line[len(name) + 1:], form):
+                return name, line[len(name):]
+    for i, ch in enumerate(line):
+        if ch in seps and (not numbers or _prefix_fields(line[i + 1:], form)):
+            return line[:i], line[i:]
+    return None
+
+
+def _row(file: str | None, rest: str, form: _Form, lead_sep: bool) -> GrepRow | None:
+    """Build a row from the text after the name; ``lead_sep``: rest starts with ':' or '-'."""
+    sep = ""
+    if lead_sep:
+        sep, rest = rest[0], rest[1:]
+    nums: list[int] = []
+    if form.numbered or form.offsets:
+        got = _prefix_fields(rest, form)
+        if got is None:
+            return None
+        nums, sep, rest = got
+    row = GrepRow(file=file, text=rest)
+    if form.numbered:
+        row.line = nums.pop(0)
+    if form.offsets:
+        row.byte_offset = nums.pop(0)
+    if sep == "-":
+        row.context = True
+    return row
+
+
+def _groups(lines: list[str], form: _Form) -> list[list[str]]:
+    """Context output comes in groups separated by ``--``; other output is one group."""
+    if not form.context:
+        return [lines]
+    groups: list[list[str]] = [[]]
+    for line in lines:
+        if line == "--":
+            groups.append([])
+        else:
+            groups[-1].append(line)
+    return groups
+
+
+def _group_files(group: list[str], form: _Form) -> list[str]:
+    """Names of the match (``:``) lines of a context group, to split its context lines."""
+    if not (form.context and form.named) or form.null:
+        return []
+    names: list[str] = []
+    for line in group:
+        split = _split_name(line, form, ":", [])
+        if split and split[0] not in names:
+            names.append(split[0])
+            if len(names) >= 8:
+                break
+    return names
+
+
+def _parse_line(line: str, form: _Form, group_files: list[str]) -> GrepRow:
+    b = _BINARY.match(line)
+    if b:
+        return GrepRow(file=b.group(1) or b.group(2), binary=True)
+    file: str | None = None
+    rest = line
+    if form.named and form.null:
+        file, nul, rest = line.partition("\0")
+        if not nul:
+            raise Unrecognized(f"grep: expected a NUL after the file name: {line[:80]!r}")
+    elif form.named:
+        split = _split_name(line, form, ":-" if form.context else ":", group_files)
+        if split is None:
+            raise Unrecognized(f"grep: cannot find the file name in {line[:80]!r}")
+        file, rest = split
+    row = _row(file, rest, form, lead_sep=form.named and not form.null)
+    if row is None:
+        raise Unrecognized(f"grep: expected line-number/offset fields in {line[:80]!r}")
+    return row
+
+
+def _parse_lines(lines: list[str], form: _Form) -> list[GrepRow]:
+    rows: list[GrepRow] = []
+    for group in _groups(lines, form):
+        files = _group_files(group, form)
+        rows.extend(_parse_line(line, form, files) for line in group)
+    return rows
+
+
+def _parse_counts(text: str, form: _Form) -> list[GrepRow]:
+    rows: list[GrepRow] = []
+    for line in split_lines(text)[0]:
+        if not line:
+            continue
+        if form.named:
+            name, sep, num = (line.partition("\0") if form.null else line.rpartition(":"))
+            count = to_int(num) if sep else None
+            if count is None:
+                raise Unrecognized(f"grep -c: expected 'file:count' in {line[:80]!r}")
+            rows.append(GrepRow(file=name, count=count))
+        else:
+            count = to_int(line)
+            if count is None:
+                raise Unrecognized(f"grep -c: expected a count in {line[:80]!r}")
+            rows.append(GrepRow(count=count))
+    return rows
+
+
+def parse(text: str, pin: ParseInput) -> GrepResult:
+    form = _Form(pin)
+    t = pin.tokens
+    if t.has("-l", "--files-with-matches", "-L", "--files-without-match"):
+        names = split_records(text) if form.null else split_lines(text)[0]
+        return GrepResult(matches=[GrepRow(file=n) for n in names if n])
+    if t.has("-c", "--count"):
+        return GrepResult(matches=_parse_counts(text, form))
+    return GrepResult(matches=_parse_lines(split_lines(text)[0], form))
+
+
+_BOOL = (
+    "-i -y --ignore-case --no-ignore-case -v --invert-match -w --word-regexp -x --line-regexp "
+    "-n --line-number -c --count -l --files-with-matches -L --files-without-match -H --with-filename "
+    "-h --no-filename -r --recursive -R --dereference-recursive -o --only-matching -s --no-messages "
+    "-q --quiet --silent -b --byte-offset -Z --null -a --text -I -E --extended-regexp -F --fixed-strings "
+    "-G --basic-regexp -P --perl-regexp -U --binary --line-buffered"
+).split()
+FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
+    "-e": "data", "--regexp": "data", "-f": "path", "--file": "path",
+    "-A": "number", "-B": "number", "-C": "number",
+    "--after-context": "number", "--before-context": "number", "--context": "number",
+    "-m": "number", "--max-count": "number",
+    "--include": "data", "--exclude": "data", "--exclude-dir": "data", "--exclude-from": "path",
+    "--binary-files": "value", "--label": "value", "--color": "attached", "--colour": "attached",
+}
+
+PARSER = Parser(
+    id="grep",
+    contract=Contract(
+        flags=FLAGS,
+        values={"--color": "never|auto|", "--colour": "never|auto|",
+                "--binary-files": "binary|text|without-match"},
+        numeric_flag=True,
+        supports=lambda t: None if (t.positionals or t.has("-e", "--regexp", "-f", "--file"))
+        else "needs a pattern",
+        hint=lambda args: drop_flags(args, {"-z", "--null-data", "-T", "--initial-tab", "--color", "--colour"}),
+    ),
+    parse=parse,
+    schema=GrepResult,
+    rows_key="matches",
+    row_fields=("file", "line", "byte_offset", "text", "context", "count", "binary"),
+    noise=r"^--$",
+    examples=(("-rn", "TODO", "src"), ("-c", "error", "app.log"), ("-rlZ", "main", ".")),
+)

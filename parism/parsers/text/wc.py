@@ -1,0 +1,86 @@
+"""``wc``: line, word, character and byte counts per file.
+
+Schema::
+
+    {entries: [{file: str|null, lines?: int, words?: int, chars?: int, bytes?: int,
+                max_line_length?: int}],
+     total?: {lines?, words?, chars?, bytes?, max_line_length?}}
+
+Which counts a row holds comes from the flags, in the order wc prints them (lines, words,
+chars, bytes, max line length); no counter flag means the default three (lines words bytes).
+``file`` is null for standard input. The ``total`` row (several files, or ``--total=always``)
+is reported apart from the entries, never as a file named "total".
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.table import split_row, to_int
+from parism.parsers.text._common import split_lines
+
+COUNTERS = (  # (field, short flag, long flag) in output order
+    ("lines", "-l", "--lines"),
+    ("words", "-w", "--words"),
+    ("chars", "-m", "--chars"),
+    ("bytes", "-c", "--bytes"),
+    ("max_line_length", "-L", "--max-line-length"),
+)
+
+
+class Counts(BaseModel):
+    lines: int | None = None
+    words: int | None = None
+    chars: int | None = None
+    bytes: int | None = None
+    max_line_length: int | None = None
+
+
+class WcEntry(Counts):
+    file: str | None = None
+
+
+class WcResult(BaseModel):
+    entries: list[WcEntry]
+    total: Counts | None = None
+
+
+def columns(pin: ParseInput) -> list[str]:
+    chosen = [name for name, short, long in COUNTERS if pin.tokens.has(short, long)]
+    return chosen or ["lines", "words", "bytes"]
+
+
+def parse(text: str, pin: ParseInput) -> WcResult:
+    cols = columns(pin)
+    mode = (pin.tokens.values("--total") or ["auto"])[-1]
+    rows: list[WcEntry] = []
+    for line in split_lines(text)[0]:
+        if not line.strip():
+            continue
+        parts = split_row(line, len(cols) + 1) or split_row(line, len(cols))
+        counts = [to_int(p) for p in (parts or [])[: len(cols)]]
+        if not parts or None in counts or len(counts) != len(cols):
+            raise Unrecognized(f"wc: line is not {len(cols)} count(s) and a name: {line[:80]!r}")
+        name = parts[len(cols)] if len(parts) > len(cols) else None
+        rows.append(WcEntry(file=name, **dict(zip(cols, counts))))
+    total = None
+    if mode == "only" and rows:
+        total = Counts(**rows.pop().model_dump(exclude={"file"}))
+    elif rows and rows[-1].file == "total" and (len(rows) > 2 or mode == "always"):
+        total = Counts(**rows.pop().model_dump(exclude={"file"}))
+    return WcResult(entries=rows, total=total)
+
+
+PARSER = Parser(
+    id="wc",
+    contract=Contract(
+        flags={f: "bool" for _, s, lg in COUNTERS for f in (s, lg)} | {"--total": "attached"},
+        values={"--total": "auto|always|only|never"},
+    ),
+    parse=parse,
+    schema=WcResult,
+    rows_key="entries",
+    row_fields=("file", "lines", "words", "chars", "bytes", "max_line_length"),
+    examples=(("-l", "src/app.py"), ("a.txt", "b.txt")),
+)
