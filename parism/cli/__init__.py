@@ -1,0 +1,1 @@
+"""Command-line interface: ``parism`` serves MCP on stdio; subcommands print the same envelopes."""

@@ -1,0 +1,239 @@
+"""MCP stdio server: four tools that hand their arguments to the engine and serialise its answer.
+
+The server holds no pipeline logic.  Each tool returns ``Annotated[CallToolResult, Model]`` so we
+control the text block (compact JSON, the same bytes as ``structuredContent``) and ``isError``
+(spec decision 11) while the SDK still publishes and checks the ``outputSchema``.  Cancellation
+reaches the engine as anyio cancellation of the tool task (the engine kills the child tree);
+SIGTERM/SIGINT/SIGHUP are turned into the same cancellation by :func:`serve`, because the SDK
+does not handle them and a dying server would otherwise orphan its children.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
+    from parism.engine import Engine
+
+log = logging.getLogger("parism.mcp")
+M = TypeVar("M", bound=WireModel)
+
+INSTRUCTIONS = """\
+Parism runs allowlisted shell commands without a shell and returns a JSON envelope.
+1. Call describe first (describe with cmd=<name> shows one command's allowed subcommands/flags).
+2. Call dry_run for a command you have not used yet: it runs only the guard.
+3. run takes cmd plus args as a list; no pipes, redirects, globs or ';' (the guard blocks them).
+   Use run_paged for long output, format="compact" to save tokens.
+4. ok=true: read stdout.parsed; when it is null or stdout.parse_error is set, use stdout.raw.
+   ok=false: branch on failure.kind (guard|exec|parse|config); failure.hint says what to change.
+   A non-zero exit code is data (failure.reason non_zero_exit), not a tool error."""
+
+#: Exec reasons that mean "the command did not run to completion" (decision 11).
+_TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable"})
+
+#: Answers that only read state: describe and dry_run never spawn anything.
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+Cmd = Annotated[str, Field(description="Program name, looked up on PATH (never run through a shell).")]
+Args = Annotated[list[str], Field(description="Arguments, passed as argv (one list item per argument).")]
+Cwd = Annotated[
+    str | None,
+    Field(description="Working directory; must be inside the allowed paths. Default: the server's."),
+]
+Format = Annotated[
+    Literal["json", "compact", "json-no-raw"] | None,
+    Field(
+        description='"json" (parsed + raw), "compact" (rows folded into columns), "json-no-raw" '
+        "(parsed only). Unset: json, compacted automatically when the result has many rows."
+    ),
+]
+IncludeDiff = Annotated[
+    bool, Field(description="Report files created/deleted/modified under cwd (depth 2).")
+]
+
+
+def is_tool_error(failure: Failure | None) -> bool:
+    """Decision 11: only refusals and runs that could not complete are MCP tool errors."""
+    if failure is None:
+        return False
+    if failure.kind in ("guard", "config"):
+        return True
+    return failure.kind == "exec" and failure.reason in _TOOL_ERROR_EXEC_REASONS
+
+
+def _dry_run_is_error(result: DryRunResult) -> bool:
+    """A blocked dry_run is a successful answer; only an unusable configuration is an error."""
+    return result.reason == "invalid_config"
+
+
+def tool_result(model: WireModel, is_error: bool) -> CallToolResult:
+    """Wrap a wire model: structuredContent and a compact text copy carry the same JSON."""
+    wire = model.to_wire()
+    text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=wire, is_error=is_error
+    )
+
+
+class InFlight:
+    """Process-wide count of running tool calls: the signal handler exits once it drops to zero
+    (every cancelled call has killed its child) instead of always waiting the full grace period."""
+
+    count = 0
+
+
+async def _guarded(name: str, call: Callable[[], Awaitable[M]]) -> M:
+    """Count the call, and turn an unexpected engine exception into a readable tool error."""
+    InFlight.count += 1
+    try:
+        return await call()
+    except anyio.get_cancelled_exc_class():
+        raise
+    except Exception as exc:  # the engine promises values; this is the last line of defence
+        log.exception("internal error in tool %s", name)
+        raise ToolError(f"internal error in {name}: {type(exc).__name__}: {exc}") from exc
+    finally:
+        InFlight.count -= 1
+
+
+def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
+    """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
+    read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
+    guard = cfg.settings.guard
+    network = cfg.settings.sandbox.network or any(
+        policy is not None and policy.sandbox.network
+        for policy in (cfg.policy(cmd) for cmd in guard.allowed_commands)
+    )
+    read_only = cfg.profile.name == "readonly" and not network
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=not read_only,
+        idempotent_hint=False,
+        open_world_hint=network,
+    )
+
+
+def build_server(engine: Engine, version: str) -> MCPServer:
+    """Register the four tools on a fresh MCPServer bound to ``engine``."""
+    server = MCPServer("parism", version=version, instructions=INSTRUCTIONS)
+    exec_hints = run_annotations(engine.cfg)
+
+    @server.tool(name="run", title="Run a command", annotations=exec_hints)
+    async def run(
+        cmd: Cmd,
+        args: Args = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
+        cwd: Cwd = None,
+        format: Format = None,
+        includeDiff: IncludeDiff = False,
+    ) -> Annotated[CallToolResult, Envelope]:
+        """Run an allowlisted command (no shell) and return its parsed output as a JSON envelope."""
+        env = await _guarded(
+            "run", lambda: engine.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)
+        )
+        return tool_result(env, is_tool_error(env.failure))
+
+    @server.tool(name="run_paged", title="Run a command, page its output", annotations=exec_hints)
+    async def run_paged(
+        cmd: Cmd,
+        args: Args = [],  # noqa: B006
+        cwd: Cwd = None,
+        page: Annotated[int, Field(ge=0, description="0-based page number.")] = 0,
+        page_size: Annotated[
+            int | None,
+            Field(ge=1, description="Lines per page (default guard.default_page_size, max guard.max_page_size)."),
+        ] = None,
+        includeDiff: IncludeDiff = False,
+    ) -> Annotated[CallToolResult, Envelope]:
+        """Run a command and return one page of its raw output lines (no parsing); see page_info."""
+        env = await _guarded(
+            "run_paged",
+            lambda: engine.arun_paged(
+                cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff
+            ),
+        )
+        return tool_result(env, is_tool_error(env.failure))
+
+    @server.tool(name="describe", title="Describe the environment", annotations=READ_ONLY)
+    async def describe(
+        cmd: Annotated[
+            str | None,
+            Field(description="A command name: show only its policy, parser and examples."),
+        ] = None,
+    ) -> Annotated[CallToolResult, DescribeResult]:
+        """Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules."""
+        # A worker thread: the first describe may probe the sandbox (spawns bwrap).
+        res = await _guarded("describe", lambda: anyio.to_thread.run_sync(engine.describe, cmd))
+        return tool_result(res, is_tool_error(res.failure))
+
+    @server.tool(name="dry_run", title="Check a command against the guard", annotations=READ_ONLY)
+    async def dry_run(cmd: Cmd, args: Args = [], cwd: Cwd = None) -> Annotated[CallToolResult, DryRunResult]:  # noqa: B006
+        """Run only the guard: would this command be allowed? Nothing is executed."""
+        res = await _guarded("dry_run", lambda: anyio.to_thread.run_sync(engine.dry_run, cmd, args, cwd))
+        return tool_result(res, _dry_run_is_error(res))
+
+    return server
+
+
+#: Seconds a termination signal leaves cancelled calls to kill their children before we exit.
+HARD_EXIT_GRACE_S = 3.0
+
+
+async def _exit_on_signal(scope: anyio.CancelScope) -> None:
+    """SIGTERM/SIGINT/SIGHUP: cancel every call, wait for their cleanup, then exit 128+signal.
+
+    The exit is forced (``os._exit``) because the SDK's stdin reader sits in a worker thread
+    that cancellation cannot interrupt; a timer guarantees it even if a cleanup hangs.
+    """
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+        async for signum in signals:
+            log.warning("received signal %d, cancelling in-flight calls", signum)
+            timer = threading.Timer(HARD_EXIT_GRACE_S, os._exit, args=(128 + signum,))
+            timer.daemon = True
+            timer.start()
+            scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(0)  # let the cancelled handlers start their cleanup
+                while InFlight.count:
+                    await anyio.sleep(0.01)
+            logging.shutdown()
+            os._exit(128 + signum)
+
+
+async def _serve(server: MCPServer) -> None:
+    """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_exit_on_signal, tg.cancel_scope)
+        await server.run_stdio_async()
+        tg.cancel_scope.cancel()
+
+
+def serve(config_path: str | None = None) -> int:
+    """Entry point of ``parism`` / ``parism serve``: returns the exit status (0 on stdin EOF)."""
+    import parism
+
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("PARISM_LOG_LEVEL", "WARNING").upper(),
+        format="[parism] %(levelname)s %(name)s: %(message)s",
+    )
+    engine = parism.create_engine(config_path)
+    anyio.run(_serve, build_server(engine, parism.__version__))
+    return 0
