@@ -6,9 +6,11 @@ Schema::
                     foreign_address, foreign_host, foreign_port?, state?, user?, inode?: int,
                     pid?: int, program?, info?: [str], tcpcb?, socket?, flowhash?, rxbytes?,
                     txbytes?, timer?, other?: {column: value}}],
-     routes?: [{destination, gateway?, genmask?, flags?, metric?: int, ref?: int, use?: int,
-                iface?, mss?: int, window?: int, irtt?: int, mtu?: int, expire?, family?}],
-     interfaces?: [{iface, mtu?: int|null, network?, address?, <counters>: int|null, flg?}],
+     routes?: [{destination, gateway?, genmask?, netmask?, flags?, metric?: int, ref?: int,
+                use?: int, iface?, interface?, mss?: int, window?: int, irtt?: int, mtu?: int,
+                expire?, family?, persistent?: bool}],
+     interfaces?: [{iface, index?: int, mtu?: int|null, network?, address?,
+                    <counters>: int|null, flg?}],
      skipped_sections?: [str], unparsed?: [str]}
 
 Why: ``local_address`` keeps the printed text (v1) and ``local_host``/``local_port`` split it at
@@ -19,6 +21,9 @@ only when the token is a TCP state word (or the numeric state of a raw socket), 
 names contain spaces and colons).  Windows ``-b`` continuation lines go to the row's ``program``
 (``[svchost.exe]``) and ``info``.  UNIX-domain and kernel socket sections are not connection rows:
 their titles are listed in ``skipped_sections`` (a documented skip, not a silent one).
+Windows ``-r`` (the ``route print`` layout) gives ``routes`` (IPv4 ``Network Destination Netmask
+Gateway Interface Metric`` and IPv6 ``If Metric Network Destination Gateway``, ``On-link`` kept as
+printed) and the ``Interface List`` as ``interfaces`` (index, MAC text, name).
 """
 
 from __future__ import annotations
@@ -31,13 +36,16 @@ from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.policy.tokenize import Tokens
 from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port, token_offset
 
-_PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop")
+_PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop",
+            "Network Destination", "Network Address", "Gateway Address")
+_WIN_IFACE = re.compile(r"^(?P<index>\d+)\.{3}(?P<mac>(?:[0-9A-Fa-f]{2} )*[0-9A-Fa-f]{2})?\s*\.{2,}(?P<name>[^.\s].*)$")
 _TIMER = re.compile(r"\s(?:off|on|keepalive|timewait|probe|unkn-\d+)\s+\([^)]*\)$")
 _PROTO = re.compile(r"^(?:tcp|udp|raw|sctp|icm|div|udpl)[0-9]*$", re.I)
 _NAME_ALIASES = {
     "local address": "local_address", "foreign address": "foreign_address", "(state)": "state",
     "pid/program name": "pid_program", "next hop": "gateway", "netif": "iface", "if": "iface",
     "refs": "ref", "met": "metric", "flag": "flags", "name": "iface", "i-node": "inode",
+    "network destination": "destination", "network address": "destination", "gateway address": "gateway",
 }
 _TEXT_COLUMNS = frozenset({"proto", "local_address", "foreign_address", "state", "user", "timer",
                            "tcpcb", "socket", "flowhash", "destination", "gateway", "genmask",
@@ -164,6 +172,12 @@ def _title_kind(s: str) -> str | None:
         return "iface"
     if s in ("Internet:", "Internet6:"):
         return "family"
+    if s.startswith(("IPv4 Route Table", "IPv6 Route Table")):
+        return "route"  # Windows `netstat -r` / `route print`
+    if s == "Interface List":
+        return "winif"
+    if s in ("Active Routes:", "Persistent Routes:", "None") or s.strip("=") == "":
+        return "banner"
     return None
 
 
@@ -173,29 +187,35 @@ def parse(text: str, pin: ParseInput) -> dict:
     mode: str | None = None
     cols: list[str] = []
     family: str | None = None
+    persistent = False
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         s = line.strip()
         if not s:
             continue
         kind = _title_kind(s)
+        if kind == "banner":
+            if s in ("Active Routes:", "Persistent Routes:"):
+                persistent = s == "Persistent Routes:"
+            continue
         if kind == "family":
             family = "inet6" if s == "Internet6:" else "inet"
             continue
         if kind is not None:
-            mode, cols = kind, []
-            family = "inet6" if "IPv6" in s else None
+            mode, cols, persistent = kind, [], False
+            family = "inet6" if "IPv6" in s else ("inet" if "IPv4" in s else None)
             if kind == "skip":
                 out["skipped_sections"].append(s)
             continue
         if mode == "skip":
             continue
         first = s.split(None, 1)[0]
-        if first in ("Proto", "Tcpcb", "Socket") or (first == "Name" and "Mtu" in s) or first in ("Iface", "Destination"):
+        if first in ("Proto", "Tcpcb", "Socket", "Iface", "Destination") or (first == "Name" and "Mtu" in s) or (
+                first in ("Network", "If") and "Metric" in s):
             cols = [_field(n) for n in header_columns(s, _PHRASES)]
             if first in ("Name", "Iface"):
                 mode = "iface"
-            elif first == "Destination":
+            elif first in ("Destination", "Network", "If"):
                 mode = "route"
             else:
                 mode = "inet"
@@ -215,8 +235,16 @@ def parse(text: str, pin: ParseInput) -> dict:
             if row is not None:
                 if family:
                     row["family"] = family
+                if persistent:
+                    row["persistent"] = True
                 out["routes"].append(row)
                 continue
+        elif mode == "winif" and (m := _WIN_IFACE.match(s)):
+            row = {"index": int(m.group("index")), "iface": m.group("name").strip()}
+            if m.group("mac"):
+                row["address"] = m.group("mac")
+            out["interfaces"].append(row)
+            continue
         elif mode == "iface" and cols:
             row = _table_row(tokens, cols, "address")
             if row is not None:

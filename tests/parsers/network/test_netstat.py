@@ -108,3 +108,10 @@ def test_ipv6_routes_match_proc() -> None:
     assert (default["gateway"], default["flags"], default["metric"]) == ("fd00::1", "UG", 1024)
     unreachable = routes[-1]  # ::/0  ::  !n  -1  1  0 lo
     assert (unreachable["flags"], unreachable["metric"], unreachable["ref"]) == ("!n", -1, 1)
+
+
+def test_windows_route_print_layout() -> None:
+    parsed, exp = parse_fixture("windows", "netstat", "r")
+    assert parsed["routes"] == exp["routes"]
+    assert parsed["interfaces"] == exp["interfaces"]
+    assert parsed["connections"] == [] and "unparsed" not in parsed
