@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from functools import lru_cache
 
 MONTHS: dict[str, int] = {
     m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
@@ -62,6 +63,17 @@ def infer_year(month: int, day: int, now: _dt.datetime | None = None, now_year: 
 def month_day_to_iso(text: str, now_year: int | None = None, now: _dt.datetime | None = None) -> str | None:
     """``Mar  6 09:23`` → ``2026-03-06T09:23:00`` (year inferred); ``Apr 10  2018`` →
     ``2018-04-10``; BSD ``Dec 12 00:13:15 2019`` → ``2019-12-12T00:13:15``."""
+    if now is None:  # listings repeat dates: cache per text and day (the inference depends on today)
+        return _month_day_cached(text, now_year, _dt.date.today())
+    return _month_day(text, now_year, now)
+
+
+@lru_cache(maxsize=4096)
+def _month_day_cached(text: str, now_year: int | None, today: _dt.date) -> str | None:
+    return _month_day(text, now_year, None)
+
+
+def _month_day(text: str, now_year: int | None, now: _dt.datetime | None) -> str | None:
     t = text.strip()
     m = _MDY_TIME.fullmatch(t)
     if m:
@@ -79,6 +91,7 @@ def month_day_to_iso(text: str, now_year: int | None = None, now: _dt.datetime |
     return None
 
 
+@lru_cache(maxsize=4096)
 def gnu_to_iso(text: str) -> str | None:
     """``2018-01-18 01:43:49.000000000 -0800`` → ``2018-01-18T01:43:49.000000000-08:00``;
     also ``2018-01-18 01:43`` (long-iso) and a bare ``2018-01-18``."""

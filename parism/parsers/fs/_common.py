@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 TYPE_CHARS: dict[str, str] = {"-": "file", "d": "directory", "l": "symlink"}
 FILE_KINDS: dict[str, str] = {
@@ -44,26 +45,29 @@ def mode_info(mode: str) -> dict[str, object]:
     """``-rwsr-xr-t`` → {type, file_kind, permissions{owner,group,other}, mode_octal, setuid…}.
 
     Special bits: ``s``/``S`` in the owner or group execute slot (setuid/setgid; lower case =
-    execute bit also set), ``t``/``T`` in the other slot (sticky)."""
+    execute bit also set), ``t``/``T`` in the other slot (sticky). A fresh dict each call (rows
+    own their values); the decoding itself is cached, listings repeat a handful of modes."""
+    info, perms = _mode_parts(mode)
+    out = dict(info)
+    out["permissions"] = dict(perms)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _mode_parts(mode: str) -> tuple[tuple[tuple[str, object], ...], tuple[tuple[str, str], ...]]:
     kind_char = mode[0]
     owner, group, other = mode[1:4], mode[4:7], mode[7:10]
     ob, suid = _triplet_bits(owner, "sS")
     gb, sgid = _triplet_bits(group, "sSlL")
     tb, sticky = _triplet_bits(other, "tT")
     special = (4 if suid else 0) | (2 if sgid else 0) | (1 if sticky else 0)
-    info: dict[str, object] = {
-        "type": TYPE_CHARS.get(kind_char, "other"),
-        "file_kind": FILE_KINDS.get(kind_char, "unknown"),
-        "permissions": {"owner": owner, "group": group, "other": other},
-        "mode_octal": f"{special}{ob}{gb}{tb}",
-    }
-    if suid:
-        info["setuid"] = True
-    if sgid:
-        info["setgid"] = True
-    if sticky:
-        info["sticky"] = True
-    return info
+    info: list[tuple[str, object]] = [
+        ("type", TYPE_CHARS.get(kind_char, "other")),
+        ("file_kind", FILE_KINDS.get(kind_char, "unknown")),
+        ("mode_octal", f"{special}{ob}{gb}{tb}"),
+    ]
+    info += [(k, True) for k, on in (("setuid", suid), ("setgid", sgid), ("sticky", sticky)) if on]
+    return tuple(info), (("owner", owner), ("group", group), ("other", other))
 
 
 _ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "\\": "\\",
