@@ -191,6 +191,32 @@ async def test_malformed_arguments_are_clear_tool_errors(
     assert good.is_error is False and payload(good)["ok"] is True
 
 
+SCHEMA_CALLS = [
+    ("run", {"cmd": "ls", "args": ["-la"]}),
+    ("run", {"cmd": "ls", "args": ["no-such-file"]}),
+    ("run", {"cmd": "rm", "args": ["-rf", "/"]}),
+    ("run", {"cmd": "ls", "args": ["/etc"]}),
+    ("run", {"cmd": "ls", "format": "compact"}),
+    ("run_paged", {"cmd": "ls", "args": ["-1"], "page": 3}),
+    ("describe", {}),
+    ("describe", {"cmd": "git"}),
+    ("describe", {"cmd": "rm"}),
+    ("dry_run", {"cmd": "rm"}),
+    ("dry_run", {"cmd": "ls"}),
+]
+
+
+async def test_every_answer_conforms_to_the_published_output_schema(session: ClientSession) -> None:
+    """Checked with an independent JSON Schema validator, error results included: clients that
+    validate structuredContent must never reject one of our envelopes."""
+    import jsonschema
+
+    schemas = {t.name: t.output_schema for t in (await session.list_tools()).tools}
+    for name, arguments in SCHEMA_CALLS:
+        result = await session.call_tool(name, arguments)
+        jsonschema.Draft202012Validator(schemas[name]).validate(payload(result))
+
+
 async def _start_sleep(session: ClientSession, tg: anyio.abc.TaskGroup, seconds: str) -> psutil.Process:
     """Start ``run sleep <seconds>`` in the background and return the child once it exists."""
 
