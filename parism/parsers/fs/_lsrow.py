@@ -37,7 +37,6 @@ class RowStyle:
 
     escaped: bool = False  # -b / --escape / --quoting-style=escape
     c_quoted: bool = False  # -Q / --quote-name / --quoting-style=c
-    human: bool = False  # -h / --si: sizes are rounded text
     si: bool = False  # --si: powers of 1000
     has_inode: bool = False
     has_blocks: bool = False

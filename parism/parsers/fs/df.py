@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
 from parism.parsers.fs._common import drop_args, split_lines
 from parism.parsers.table import human_to_bytes, tokens_with_spans
+from parism.policy.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-h -H -k -m -T -a -l -P -i -g --si --human-readable --all --local --portability "
@@ -37,7 +38,7 @@ VALUES = {"-B": "1K|1k|1024|1M|1m|1048576|512", "--block-size": "1K|1k|1024|1M|1
 _PCT = r"(?:\d+%|-)"
 _NUM = r"(?:\d+(?:[.,]\d+)?(?:[KMGTPEkmgtpe]i?B?|Bi?)?|-)"
 _BLOCK_UNITS = {"1K-blocks": 1024, "1024-blocks": 1024, "512-blocks": 512, "1M-blocks": 1024 * 1024,
-                "1k-blocks": 1024, "512B-blocks": 512}
+                "1k-blocks": 1024, "512B-blocks": 512, "1G-blocks": 1 << 30}
 
 
 class DfRow(BaseModel):
@@ -73,7 +74,21 @@ class DfResult(BaseModel):
 _VALUED = ("-B", "--block-size", "--output")
 
 
-CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=lambda a: drop_args(a, valued=_VALUED))
+def _supports(tokens: Tokens) -> str | None:
+    if tokens.has("-i", "--inodes") and tokens.has("-h", "-H", "--si", "--human-readable"):
+        return "rounded inode counts (-i with -h/-H) are not read"
+    return None
+
+
+def _hint(args: list[str]) -> list[str]:
+    """Drop -B/--block-size (and their values); with -i also the rounding flags."""
+    inodes = any(a in ("-i", "--inodes") or (a[:1] == "-" and a[1:2] != "-" and "i" in a) for a in args)
+    if inodes:
+        return drop_args(args, "hH", ("--si", "--human-readable"), valued=_VALUED)
+    return drop_args(args, valued=_VALUED)
+
+
+CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=_hint, supports=_supports)
 
 
 def _layout(header: str) -> tuple[str, bool, bool, bool]:

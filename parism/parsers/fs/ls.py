@@ -34,9 +34,10 @@ _BOOL = (
     "--all --almost-all --recursive --reverse --directory --inode --size --numeric-uid-gid --escape "
     "--quote-name --literal --dereference --dereference-command-line --group-directories-first "
     "--no-group --classify --file-type --human-readable --si --full-time --ignore-backups "
-    "--hide-control-chars --show-control-chars -C -x -m -Z --context --author"
+    "--hide-control-chars --show-control-chars --kibibytes -C -x -m -Z --context --author"
 ).split()
-_VALUE = "--sort --time --format --time-style --indicator-style --quoting-style -I --ignore --hide -w --width".split()
+_VALUE = ("--sort --time --format --time-style --indicator-style --quoting-style -I --ignore --hide -w --width "
+          "--block-size").split()
 # -T: macOS/BSD "full time" (bool); GNU "-T COLS" tab size (only matters with -C). "attached" reads both.
 FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
                          "--colour": "attached", "--hyperlink": "attached", "-T": "attached"}
@@ -50,6 +51,7 @@ VALUES: dict[str, str] = {
     "--indicator-style": "none|slash|file-type|classify",
     "--sort": "none|size|time|version|extension|width",
     "--time": "atime|access|use|ctime|status|mtime|modification|birth|creation",
+    "--block-size": "1|K|1K|KiB|KB|M|1M|MiB|MB|G|1G|GiB|GB",
 }
 _DISPLAY_SHORT = "Cxm" + "Z"
 _DISPLAY_LONG = ("--context", "--author", "--format", "--time-style", "--quoting-style", "--color", "--colour",
@@ -129,7 +131,6 @@ def _style(tokens: Tokens) -> RowStyle:
     return RowStyle(
         escaped=tokens.has("-b", "--escape") or q == "escape",
         c_quoted=tokens.has("-Q", "--quote-name") or q == "c",
-        human=tokens.has("-h", "--human-readable", "--si"),
         si=tokens.has("--si"),
         has_inode=tokens.has("-i", "--inode"),
         has_blocks=tokens.has("-s", "--size"),

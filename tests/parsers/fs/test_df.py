@@ -46,3 +46,15 @@ def test_block_size_flag_is_out_of_range_with_hint() -> None:
 
 def test_without_header_is_unrecognized() -> None:
     assert err(["df"], "/dev/sda2 1 2 3 4% /\n").reason == "unrecognized_output"
+
+
+def test_rounded_inode_counts_are_refused_with_a_hint() -> None:
+    pe = err(["df", "-hi"], "Filesystem Inodes IUsed IFree IUse% Mounted on\n/dev/sda 1.3M 12K 1.3M 1% /\n")
+    assert pe.reason == "unsupported_format" and pe.hint.args == ["-i"]
+    assert err(["df", "-h", "-B", "4K"], "x\n").hint.args == ["-h"]
+
+
+def test_macos_gigabyte_blocks() -> None:
+    text = "Filesystem 1G-blocks Used Available Capacity iused ifree %iused Mounted on\n/dev/disk1s1 465 144 314 32% 1507695 4294967 0% /\n"
+    row = ok(["df", "-g"], text, os="macos")["filesystems"][0]
+    assert row["size_bytes"] == 465 * 2**30 and row["iused"] == 1507695

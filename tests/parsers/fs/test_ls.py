@@ -115,3 +115,8 @@ def test_year_inference_at_the_year_boundary() -> None:
     assert infer_year(1, 4, now=now) == 2026
     assert listing_date_to_iso("Dec 30 10:00", now=now) == "2025-12-30T10:00:00"
     assert listing_date_to_iso("Feb 30 10:00", now=now) is None  # not a date: no ISO at all
+
+
+def test_block_size_sizes_are_approximate() -> None:
+    row = ok(["ls", "-l", "--block-size=K"], "-rw-r--r-- 1 root root 12K Mar  1 10:00 f\n")["entries"][0]
+    assert (row["size"], row["size_bytes_approx"]) == ("12K", 12288)
