@@ -58,7 +58,7 @@ class Sandbox:
         self.allowed_paths = allowed_paths
         self.server_cwd = os.path.realpath(server_cwd or os.getcwd())
         self.unprivileged_uid = unprivileged_uid
-        self._pool_size = pool_size
+        self.pool_size = pool_size  # ready sandboxes per plan; 0 = every call starts cold
         self._pool: Pool | None = None
         self._probe: probe.ProbeResult | None = None
         self._lock = threading.Lock()
@@ -156,10 +156,10 @@ class Sandbox:
         if res.level == "none":
             return None
         with self._lock:
-            if self._pool is None and self._pool_size > 0:
-                self._pool = Pool(per_plan=self._pool_size)
+            if self._pool is None and self.pool_size > 0:
+                self._pool = Pool(per_plan=self.pool_size)
             pool = self._pool
-        return BwrapLauncher(self.plan(decision, spec), pool)
+        return BwrapLauncher(self.plan(decision, spec), pool if self.pool_size > 0 else None)
 
     def review(self, decision: Any, launcher: Any = None) -> dict[str, Any]:
         """``review.sandbox`` of one call: {level, namespace_class, network}."""
@@ -180,7 +180,7 @@ class Sandbox:
             "active": active, "reason": res.reason,
             "features": {**res.features, "pid_namespace": res.level == "full",
                          "unix_socket_filter": active and planning.UNIX_FILTER,
-                         "net_isolation": active, "pool": self._pool_size > 0 and active},
+                         "net_isolation": active, "pool": self.pool_size > 0 and active},
             "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
                                                                    planning.DEFAULT_TMP_MB))},
             "uid": run_as.uid if active else os.geteuid(), "uid_rule": run_as.rule if active else None,

@@ -1,22 +1,28 @@
 """In-sandbox hand-over helper: the one process bwrap starts, waiting for its single command.
 
 Its source is passed to the system Python with ``-c`` (nothing of Parism is mounted inside the
-sandbox), so it imports only the standard library and must stay small. Protocol, on two
-inherited pipes whose fd numbers are argv[1] and argv[2]:
+sandbox), so it imports only small built-in modules (no json, no re: each import is start-up
+time). Everything known from the plan happens *before* the wait — seccomp filter, rlimits —
+so a hand-over costs one pipe read and one posix_spawn.
 
-- control (read): a 4-byte big-endian length, then JSON ``{"argv": [...], "limits": {...},
-  "oom_score_adj": n}``. EOF before a full message means "never used": exit 0 at once.
-- status (write): one JSON line, ``{"wait_status": n}`` after the command ended, or
-  ``{"error": errno_name, "message": text}`` when it could not be started.
+argv: ``control_fd out_fd err_fd deny_unix(0|1) oom_score_adj limits`` where limits is
+``name=value,...`` (value ``-`` = unlimited). bwrap's own stdout is /dev/null and its stderr is
+the *status* pipe, so bwrap's processes never hold the command's output pipes (out_fd and
+err_fd, which bwrap closes in its monitor and PID 1): output reaches EOF the moment the command
+and its children are done, not after the namespaces are torn down.
+- status (fd 2, write): ``R`` once ready for the hand-over; then ``W <wait status>`` after the
+  command ended, or ``E <errno name> <text>`` when it could not be started. Anything else on
+  that pipe is bwrap's own diagnostics.
+- control (read): a 4-byte big-endian length, then the argv as NUL-separated bytes. EOF
+  before a full message means "never used": exit 0 at once.
 
-Why fork instead of exec'ing the command in place: bwrap reports "killed by signal N" as exit
+Why spawn and wait instead of exec'ing the command in place: bwrap reports "killed by signal N" as exit
 code 128+N, which a command can also exit with; waiting here gives the exact wait status. The
-rlimits are set in the child only, so they bind the command and its descendants, and they are
-set inside the user namespace, where RLIMIT_NPROC counts this sandbox's processes alone.
+rlimits are set inside the user namespace, where RLIMIT_NPROC counts this sandbox's
+processes only (sandbox-notes §3.2).
 """
 
 import errno
-import json
 import os
 import resource
 import signal
@@ -31,38 +37,6 @@ LIMITS = {
     "nofile": resource.RLIMIT_NOFILE,
     "core": resource.RLIMIT_CORE,
 }
-
-
-def read_exact(fd, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = os.read(fd, n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return buf
-
-
-def apply_limits(limits, oom_score_adj):
-    for name, value in limits.items():
-        which = LIMITS[name]
-        hard = resource.getrlimit(which)[1]
-        want = resource.RLIM_INFINITY if value is None else value
-        if hard != resource.RLIM_INFINITY and (want == resource.RLIM_INFINITY or want > hard):
-            want = hard
-        resource.setrlimit(which, (want, want))
-    # normally inherited already (bwrap is started under choom); a read-only host /proc
-    # (host_procs class) cannot be written, and the inherited value then stands
-    with open("/proc/self/oom_score_adj") as f:
-        if int(f.read()) == oom_score_adj:
-            return
-    try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write(str(oom_score_adj))
-    except OSError as exc:
-        if exc.errno != errno.EROFS:
-            raise
-
 
 # seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()
 # to a Unix socket inside an allowed path (notes §2.6); without this filter a socket in the
@@ -93,49 +67,79 @@ def deny_unix_sockets():
         raise OSError(ctypes.get_errno(), "seccomp filter refused")
 
 
-def main():
-    control, status = int(sys.argv[1]), int(sys.argv[2])
-    head = read_exact(control, 4)
-    if head is None:
-        os._exit(0)
-    body = read_exact(control, struct.unpack(">I", head)[0])
-    os.close(control)
-    if body is None:
-        os._exit(0)
-    msg = json.loads(body)
-    argv = msg["argv"]
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(err_r)
-            os.closerange(3, err_w)  # the command gets stdin/stdout/stderr and nothing else
-            os.closerange(err_w + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-            for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
-                signal.signal(sig, signal.SIG_DFL)
-            apply_limits(msg["limits"], msg["oom_score_adj"])
-            if msg.get("deny_unix_sockets"):
-                deny_unix_sockets()
-            os.execv(argv[0], argv)
-        except OSError as exc:
-            name = errno.errorcode.get(exc.errno or 0, "EIO")
-            text = "%s: %s" % (argv[0], exc.strerror)
-            os.write(err_w, json.dumps({"error": name, "message": text}).encode())
-            os.write(2, ("parism sandbox: cannot run %s inside the sandbox\n" % text).encode())
-        os._exit(127)
-    os.close(err_w)
-    failure = b""
-    while True:
-        chunk = os.read(err_r, 4096)
+def apply_limits(spec, oom_score_adj):
+    for item in filter(None, spec.split(",")):
+        name, value = item.split("=")
+        which = LIMITS[name]
+        hard = resource.getrlimit(which)[1]
+        want = resource.RLIM_INFINITY if value == "-" else int(value)
+        if hard != resource.RLIM_INFINITY and (want == resource.RLIM_INFINITY or want > hard):
+            want = hard
+        resource.setrlimit(which, (want, want))
+    # normally inherited already (bwrap is started under choom); a read-only host /proc
+    # (host_procs class) cannot be written, and the inherited value then stands
+    with open("/proc/self/oom_score_adj") as f:
+        if int(f.read()) == oom_score_adj:
+            return
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(oom_score_adj))
+    except OSError as exc:
+        if exc.errno != errno.EROFS:
+            raise
+
+
+def read_exact(fd, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
         if not chunk:
-            break
-        failure += chunk
+            return None
+        buf += chunk
+    return buf
+
+
+def run(argv, out_fd, err_fd):
+    """Spawn ``argv`` with out_fd/err_fd as its stdout/stderr, report its exact wait status on
+    fd 2, exit like the command.
+
+    posix_spawn (vfork-like in glibc) costs a fraction of a Python fork; the command inherits
+    only stdin/stdout/stderr (every other fd was closed or is close-on-exec)."""
+    try:
+        pid = os.posix_spawn(argv[0], argv, os.environ,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, out_fd, 1), (os.POSIX_SPAWN_DUP2, err_fd, 2)],
+                             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
+    except OSError as exc:
+        text = "%s: %s" % (os.fsdecode(argv[0]), exc.strerror)
+        os.write(2, ("E %s %s\n" % (errno.errorcode.get(exc.errno or 0, "EIO"), text)).encode())
+        os.write(err_fd, ("parism sandbox: cannot run %s inside the sandbox\n" % text).encode())
+        os._exit(127)
+    os.close(out_fd)
+    os.close(err_fd)
     _, wait_status = os.waitpid(pid, 0)
-    report = failure if failure else json.dumps({"wait_status": wait_status}).encode()
-    os.write(status, report + b"\n")
+    os.write(2, b"W %d\n" % wait_status)
     if os.WIFSIGNALED(wait_status):
         os._exit(128 + os.WTERMSIG(wait_status))
     os._exit(os.WEXITSTATUS(wait_status))
+
+
+def main():
+    control, out_fd, err_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    keep = sorted((control, out_fd, err_fd))
+    for low, high in zip([2] + keep, keep + [65536]):
+        os.closerange(low + 1, high)  # anything else bwrap passed on (its --info-fd) stays outside
+    for fd in (out_fd, err_fd):
+        os.set_inheritable(fd, False)  # the command gets them as 1 and 2 only
+    if sys.argv[4] == "1":
+        deny_unix_sockets()
+    apply_limits(sys.argv[6], int(sys.argv[5]))
+    os.write(2, b"R\n")
+    head = read_exact(control, 4)
+    body = read_exact(control, struct.unpack(">I", head)[0]) if head else None
+    os.close(control)
+    if not body:
+        os._exit(0)
+    run(body.split(b"\0"), out_fd, err_fd)
 
 
 if __name__ == "__main__":

@@ -45,23 +45,18 @@ def build_argv(plan: Plan, inner: list[str], info_fd: int | None = None) -> list
 def _namespaces(plan: Plan) -> list[str]:
     """Every namespace is new, except the ones the command's class needs from the host."""
     out = ["--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if _fresh_proc(plan):
+    if plan.pid_namespace:
         out.append("--unshare-pid")
     if not plan.network and plan.namespace != "host_net":
         out.append("--unshare-net")
-    if plan.disable_userns and plan.level == "full" and _fresh_proc(plan):
+    if plan.disable_userns and plan.level == "full" and plan.pid_namespace:
         out.append("--disable-userns")
     return out
 
 
-def _fresh_proc(plan: Plan) -> bool:
-    """A pid namespace with its own /proc: the tree dies with the call (not for ps, or nested)."""
-    return plan.level == "full" and plan.namespace != "host_procs"
-
-
 def _proc(plan: Plan) -> list[str]:
     # never a bound outer /proc together with a pid namespace (procps aborts, notes §2.5)
-    return ["--proc", "/proc"] if _fresh_proc(plan) else ["--ro-bind", "/proc", "/proc"]
+    return ["--proc", "/proc"] if plan.pid_namespace else ["--ro-bind", "/proc", "/proc"]
 
 
 def _system_root(plan: Plan) -> list[str]:

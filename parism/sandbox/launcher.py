@@ -1,19 +1,24 @@
 """Start sandboxes and hand a command to them (the executor's ``Launcher`` protocol).
 
-A sandbox is started *before* its command is known (``prestart``): bwrap builds the mounts and
-namespaces, the helper inside waits on the control pipe, stdout/stderr pipes already exist.
-``Prepared.handover`` then writes the argv — that write is all a pooled call pays. The cold
-path is the same two steps back to back, so pooled and cold sandboxes cannot differ.
+A sandbox is started *before* its command is known (``Prepared``): bwrap builds the mounts and
+namespaces, the helper inside applies the limits and waits on the control pipe, the output
+pipes already exist. ``Prepared.handover`` then writes the argv — that write is all a pooled
+call pays. The cold path is the same two steps back to back, so pooled and cold sandboxes
+cannot differ.
 
 bwrap is spawned with a scrubbed environment (its PID-1 reaper keeps bwrap's own env, readable
-from /proc/1/environ inside — notes §2.1), in its own session, with only the two protocol pipes
+from /proc/1/environ inside — notes §2.1), in its own session, with only the protocol pipes
 inherited, and — when the identity rule says so — already switched to the unprivileged uid.
+Pipe layout (see _helper.py): bwrap's stdout is /dev/null, its stderr is the status pipe; the
+command's stdout/stderr are extra fds that only the helper hands on.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import select
 import signal
 import struct
 import subprocess
@@ -29,6 +34,7 @@ from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
 KILL_WAIT_S = 2.0
+READY_TIMEOUT_S = 10.0
 CHOOM = "/usr/bin/choom"
 
 
@@ -44,10 +50,54 @@ def oom_prefix(score: int) -> list[str]:
     return [CHOOM, "-n", str(score), "--"] if os.path.exists(CHOOM) else []
 
 
-def helper_command(plan: Plan, control_fd: int, status_fd: int) -> list[str]:
+def helper_command(plan: Plan, control_fd: int, out_fd: int, err_fd: int) -> list[str]:
     """The system Python running _helper.py, isolated (-I) and without site (-S): fast start,
-    nothing from the environment or the working directory is imported."""
-    return [plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(status_fd)]
+    nothing from the environment or the working directory is imported. The plan's limits
+    and seccomp choice go on its command line: they are applied before the hand-over."""
+    limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
+    return [plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(out_fd), str(err_fd),
+            "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits]
+
+
+class SandboxError(OSError):
+    """bwrap could not build the sandbox; the message is its own diagnostics."""
+
+
+class _StatusPipe:
+    """The read end of the status pipe: the helper's R/W/E lines and bwrap's diagnostics."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.data = b""
+        self.eof = False
+
+    def read_until(self, markers: tuple[bytes, ...], timeout: float) -> bool:
+        """Read until one of ``markers`` was seen (True), EOF or the timeout (False)."""
+        deadline = time.monotonic() + timeout
+        while not self.seen(markers) and not self.eof:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return False
+            chunk = os.read(self.fd, 4096)
+            self.data += chunk
+            self.eof = not chunk
+        return self.seen(markers)
+
+    def seen(self, markers: tuple[bytes, ...]) -> bool:
+        return any(m in self.data for m in markers)
+
+    def lines(self) -> list[str]:
+        return self.data.decode("utf-8", "replace").splitlines()
+
+    def diagnostics(self) -> str:
+        """What bwrap itself printed (everything that is not a helper line)."""
+        own = [ln for ln in self.lines() if ln != "R" and not ln.startswith(("W ", "E "))]
+        return "\n".join(own).strip()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class Prepared:
@@ -56,72 +106,89 @@ class Prepared:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         control_r, self._control_w = os.pipe2(os.O_CLOEXEC)
-        self._status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        err_r, err_w = os.pipe2(os.O_CLOEXEC)
         self._info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        inherited = (control_r, out_w, err_w, info_w)
         user = plan.run_as
         argv = [*oom_prefix(plan.oom_score_adj), plan.bwrap,
-                *build_argv(plan, helper_command(plan, control_r, status_w), info_w)]
+                *build_argv(plan, helper_command(plan, control_r, out_w, err_w), info_w)]
         try:
             self.proc = subprocess.Popen(
-                argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                close_fds=True, pass_fds=(control_r, status_w, info_w),
+                argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=status_w, start_new_session=True, close_fds=True, pass_fds=inherited,
                 user=user.uid if user.switch else None, group=user.gid if user.switch else None,
                 extra_groups=[] if user.switch else None,
             )
         except BaseException:
-            for fd in (self._control_w, self._status_r, self._info_r):
+            for fd in (self._control_w, status_r, out_r, err_r, self._info_r):
                 os.close(fd)
             raise
         finally:
-            for fd in (control_r, status_w, info_w):
+            for fd in (*inherited, status_w):
                 os.close(fd)
+        self.status = _StatusPipe(status_r)
+        self.stdout: BinaryIO = os.fdopen(out_r, "rb")
+        self.stderr: BinaryIO = os.fdopen(err_r, "rb")
         self.used = False
 
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Block until the helper waits for its argv; raise ``SandboxError`` if bwrap failed."""
+        if self.status.read_until((b"R\n",), timeout):
+            return
+        if self.proc.poll() is None:
+            raise SandboxError(errno.ETIMEDOUT, f"sandbox not ready after {timeout:.0f} s")
+        raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {self.proc.returncode}")
+
     def handover(self, argv: list[str]) -> "SandboxStarted":
         """Send the argv; the sandbox is spent from here on, whatever happens."""
         if self.used:
             raise RuntimeError("a pre-started sandbox serves exactly one command")
         self.used = True
-        limits = {name: value for name, value in self.plan.rlimits}
-        body = json.dumps({"argv": argv, "limits": limits, "oom_score_adj": self.plan.oom_score_adj,
-                           "deny_unix_sockets": self.plan.deny_unix_sockets}).encode()
+        try:
+            self.wait_ready()
+        except SandboxError:
+            self.discard()
+            raise
+        body = b"\0".join(os.fsencode(a) for a in argv)
         try:
             os.write(self._control_w, struct.pack(">I", len(body)) + body)
         except OSError:
-            pass  # the sandbox died while waiting: wait() reports bwrap's own status and stderr
+            pass  # the sandbox died after getting ready: wait() reports bwrap's own status
         finally:
             os.close(self._control_w)
-        return SandboxStarted(self.proc, self._status_r, self._info_r)
+        return SandboxStarted(self)
 
     def discard(self) -> None:
-        """Kill an unused sandbox (pool shutdown, eviction)."""
+        """Kill an unused (or failed) sandbox and close its pipes."""
         if not self.used:
             self.used = True
+        if self._control_w >= 0:
             os.close(self._control_w)
-        kill_sandbox(self.proc, self._info_r)
-        os.close(self._status_r)
-        for pipe in (self.proc.stdout, self.proc.stderr):
-            if pipe is not None:
-                pipe.close()
+            self._control_w = -1
+        kill_sandbox(self.proc, self._info_r, sweep=not self.plan.pid_namespace)
+        self.status.close()
+        self.stdout.close()
+        self.stderr.close()
 
 
-def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None) -> None:
+def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None, sweep: bool) -> None:
     """SIGKILL bwrap's group and its descendants, then wait for the sandbox's PID 1; never raises.
 
     With a pid namespace, bwrap's death ends everything inside (its PID 1 dies by PDEATHSIG and
     the kernel kills the namespace); bwrap may exit a moment before that teardown finishes,
     so we wait for PID 1 (its host pid comes from bwrap's --info-fd) to be gone. Without a pid
-    namespace (host_procs, nested-weak) the descendant sweep catches what stayed in the tree.
-    Closes ``info_fd`` (None: PID 1 was already waited for by an earlier kill)."""
+    namespace (host_procs, nested-weak) the descendant ``sweep`` catches what stayed in the
+    tree (a full process-table scan: skipped when the pid namespace does the job). Closes ``info_fd`` (None: PID 1 was already waited for by an earlier kill)."""
     inner = _inner_pid(info_fd) if info_fd is not None else None
     if proc.poll() is None:  # once reaped, bwrap's pid may be reused: no signals by pid then
         try:
-            kids = psutil.Process(proc.pid).children(recursive=True)
+            kids = psutil.Process(proc.pid).children(recursive=True) if sweep else []
         except psutil.Error:
             kids = []
         try:
@@ -169,17 +236,16 @@ def _wait_gone(proc: psutil.Process) -> None:
 
 
 class SandboxStarted:
-    """``Started`` for a sandboxed command: bwrap's pid and pipes, the command's exact status."""
+    """``Started`` for a sandboxed command: bwrap's pid, the command's pipes and exact status."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], status_fd: int, info_fd: int) -> None:
-        assert proc.stdout is not None and proc.stderr is not None
-        self._proc = proc
-        self._status_fd = status_fd
-        self._info_fd: int | None = info_fd
+    def __init__(self, prepared: Prepared) -> None:
+        self._prepared = prepared
+        self._proc = prepared.proc
+        self._info_fd: int | None = prepared._info_r
         self._code: int | None = None
-        self.pid = proc.pid
-        self.stdout: BinaryIO = proc.stdout
-        self.stderr: BinaryIO = proc.stderr
+        self.pid = prepared.proc.pid
+        self.stdout: BinaryIO = prepared.stdout
+        self.stderr: BinaryIO = prepared.stderr
         self.spawn_error: str | None = None  # set when the command could not start inside
 
     def wait(self, timeout: float | None = None) -> int | None:
@@ -195,25 +261,18 @@ class SandboxStarted:
 
     def _read_status(self, outer: int) -> int:
         """The helper's report wins over bwrap's 128+N; no report → bwrap's own status."""
-        data = b""
-        try:
-            while chunk := os.read(self._status_fd, 4096):
-                data += chunk
-        except OSError:
-            pass
-        finally:
-            os.close(self._status_fd)
-        try:
-            report = json.loads(data) if data.strip() else {}
-        except ValueError:
-            report = {}
-        if "wait_status" in report:
-            return os.waitstatus_to_exitcode(int(report["wait_status"]))
-        if "error" in report:
-            self.spawn_error = f"{report['error']}: {report.get('message', '')}"
-            return 127
+        status = self._prepared.status
+        status.read_until((b"\nW ", b"\nE "), KILL_WAIT_S)
+        status.close()
+        for line in status.lines():
+            kind, _, rest = line.partition(" ")
+            if kind == "W" and rest.isdigit():
+                return os.waitstatus_to_exitcode(int(rest))
+            if kind == "E":
+                self.spawn_error = rest
+                return 127
         return outer
 
     def kill_tree(self) -> None:
         info, self._info_fd = self._info_fd, None
-        kill_sandbox(self._proc, info)
+        kill_sandbox(self._proc, info, sweep=not self._prepared.plan.pid_namespace)

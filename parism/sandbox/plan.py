@@ -51,6 +51,11 @@ class Plan:
     mask_dirs: tuple[str, ...] = ()
 
     @property
+    def pid_namespace(self) -> bool:
+        """A pid namespace with its own /proc: the tree dies with the call (not for ps, or nested)."""
+        return self.level == "full" and self.namespace != "host_procs"
+
+    @property
     def weak_binds(self) -> tuple[str, ...]:
         """Binds that weaken isolation a lot (a container engine socket is root-equivalent)."""
         return tuple(b for b in self.binds if b in WEAKENING_BINDS or _is_socket(b))

@@ -90,6 +90,11 @@ class Pool:
             entry.discard()
         for _ in range(max(0, missing)):
             entry = Prepared(plan)
+            try:
+                entry.wait_ready()
+            except OSError:
+                entry.discard()
+                raise
             with self._lock:
                 keep = not self._closed and plan in self._ready
                 if keep:
