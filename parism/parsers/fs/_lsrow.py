@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from parism.parsers.dates import listing_date_to_iso
 from parism.parsers.fs._common import (
-    MODE_RE, mode_info, split_link, split_quoted_link, split_unescaped, unescape_c, unquote_c,
+    MODE_RE, TYPE_CHARS, mode_info, split_link, split_quoted_link, split_unescaped, unescape_c, unquote_c,
 )
 from parism.parsers.table import human_to_bytes
 
@@ -29,6 +29,9 @@ ROW_RE = re.compile(
     r"(?P<owner>\S+)\s+(?:(?P<group>\S+)\s+)?(?P<size>" + _SIZE + r")\s+(?P<date>" + _DATE + r") (?P<name>.*)$"
 )
 _DEVICE = re.compile(r"(\d+),\s*(\d+)")
+# ls could not stat the entry (permission denied): "d????????? ? ? ? ?            ? name"
+_UNKNOWN = re.compile(r"^" + _PREFIX + r"\s*(?P<kind>[-bcdlpsDwn?])\?{9}\s+\?\s+\?\s+(?:\?\s+)?\?\s+\?\s(?P<name>.*)$")
+ROWISH = re.compile(r"^\s*(?:\d+(?:[.,]\d+)?[KMGTPEZYk]?\s+){0,2}[-bcdlpsDwn?][-rwxsStTlL?]{9}[.@+]?\s")
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,12 @@ def parse_row(line: str, style: RowStyle, now_year: int | None) -> dict[str, obj
     """The row as a dict, or None when the line is not a long-format row."""
     m = ROW_RE.match(line)
     if m is None:
-        return None
+        u = _UNKNOWN.match(line)
+        if u is None:
+            return None
+        row: dict[str, object] = {"stat_failed": True, "type": TYPE_CHARS.get(u.group("kind"), "other")}
+        set_name(row, u.group("name"), style)
+        return row
     g = m.groupdict()
     mode = g["mode"]
     row: dict[str, object] = {"mode": mode}

@@ -8,7 +8,7 @@ Schema::
                 mode_octal?: "0755", setuid?, setgid?, sticky?, links?, owner?, group?,
                 size_bytes?, size?: "4.0K", size_bytes_approx?, major?, minor?, inode?, blocks?,
                 modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO,
-                indicator?: "/"|"*"|"@"|"|"|"="}],
+                indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
      totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str]}
 
 Names with newlines: in long listings a line that is not a row continues the previous name
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
 from parism.parsers.fs._common import drop_args, split_lines
-from parism.parsers.fs._lsrow import RowStyle, decode_name, parse_row, strip_indicator
+from parism.parsers.fs._lsrow import ROWISH, RowStyle, decode_name, parse_row, strip_indicator
 from parism.policy.tokenize import Tokens
 
 _BOOL = (
@@ -95,6 +95,7 @@ class LsEntry(BaseModel):
     setgid: bool | None = None
     sticky: bool | None = None
     ambiguous_link: bool | None = None
+    stat_failed: bool | None = None
     links: int | None = None
     owner: str | None = None
     group: str | None = None
@@ -213,6 +214,10 @@ class _Reader:
                 continue
             row = parse_row(line, self.style, self.pin.now_year)
             if row is None and not blanks and self._total(i, line):
+                continue
+            if row is None and ROWISH.match(line):
+                self.warnings.append(f"line {i + 1} looks like a row but its layout is not read: {line[:80]!r}")
+                blanks = 0
                 continue
             if blanks or row is None:
                 if self.entries and not self.style.escaped and not self.style.c_quoted:

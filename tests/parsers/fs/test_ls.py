@@ -120,3 +120,12 @@ def test_year_inference_at_the_year_boundary() -> None:
 def test_block_size_sizes_are_approximate() -> None:
     row = ok(["ls", "-l", "--block-size=K"], "-rw-r--r-- 1 root root 12K Mar  1 10:00 f\n")["entries"][0]
     assert (row["size"], row["size_bytes_approx"]) == ("12K", 12288)
+
+
+def test_unreadable_entries_and_unknown_row_layouts_are_not_glued_to_names() -> None:
+    text = ("-rw-r--r-- 1 u g 0 Mar  1 10:00 a\nd????????? ? ? ? ?            ? locked\n"
+            "-rw-r--r-- 1 u g 0 2026/03/01 b\n")
+    res = ok(["ls", "-l"], text)
+    assert [r["name"] for r in res["entries"]] == ["a", "locked"]
+    assert res["entries"][1] == {"name": "locked", "type": "directory", "stat_failed": True}
+    assert "looks like a row" in res["warnings"][0]
