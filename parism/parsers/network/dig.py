@@ -35,6 +35,7 @@ _HEADER = re.compile(r"opcode:\s*(?P<opcode>\w+),\s*status:\s*(?P<status>\w+),\s
 _FLAGS = re.compile(r"^;; flags:(?P<flags>[^;]*);.*?ANSWER:\s*(?P<answers>\d+)")
 _SECTION = re.compile(r"^;; (?P<name>[A-Z]+) SECTION:")
 _NAME_VALUE = re.compile(r"^\S+\.$")
+_RDATA_HINT = re.compile(r'[0-9.:"]')
 _SECTION_KEYS = {"ANSWER": "answers", "AUTHORITY": "authority", "ADDITIONAL": "additional"}
 
 
@@ -113,7 +114,22 @@ def _logical_lines(text: str) -> list[str]:
 
 
 def _short(text: str) -> dict:
-    return {"values": [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith(";")]}
+    """``+short``: one rdata per line.  Every record type's rdata has a digit, a dot, a colon or a
+    quote (addresses, names ending in ``.``, TXT strings, MX/SRV numbers), so a line with none of
+    them is not a value; it is reported, not returned as one."""
+    values: list[str] = []
+    unparsed: list[str] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith(";"):
+            continue
+        (values if _RDATA_HINT.search(s) else unparsed).append(s)
+    if unparsed and not values:
+        raise Unrecognized("dig +short: no line looks like record data")
+    out: dict[str, list[str]] = {"values": values}
+    if unparsed:
+        out["unparsed"] = unparsed
+    return out
 
 
 def parse(text: str, pin: ParseInput) -> dict:

@@ -15,7 +15,10 @@ the line with its spacing kept.  Values are kept as printed (``?``/``??`` ttys, 
 Linux and numeric ids on macOS under ``UID``, so ``uid`` stays a string.  With ``-o`` the columns
 come from the keywords (procps titles both ``comm`` and ``args`` "COMMAND"): ``comm`` is the
 executable name, ``command`` the full argument list.  Lines that do not fit
-the header are listed in ``unparsed`` instead of being dropped silently.
+the header are listed in ``unparsed`` instead of being dropped silently.  Units: ``vsz``, ``rss``
+and ``sz`` are what ps prints (KiB for vsz/rss on Linux and macOS, pages for sz); ``cpu``/``mem``
+are percentages; ``time``/``elapsed``/``start`` stay text because their format varies by OS
+(``0:03``, ``7:53.61``, ``1-02:03:04``).
 """
 
 from __future__ import annotations

@@ -149,3 +149,14 @@ def test_100k_lines_linear_time(cmd: str) -> None:
 
 def test_fixture_dirs_exist() -> None:
     assert any(Path(FIXTURES, "linux", c).is_dir() for c in COMMANDS)
+
+
+def test_bug_53_no_lines_fallback() -> None:
+    """§22.3 #53: unrecognised output used to come back as ``{lines: [...]}``, hiding the failure."""
+    garbage = "lorem ipsum dolor\nsit amet consectetur\n"
+    for cmd, args in ARGVS:
+        if cmd == "kill" and "-l" not in args:
+            continue  # sending a signal has free-form stdout (messages), see kill.py
+        out = registry.parse(cmd, args, garbage, "linux")
+        assert out.parsed is None and out.parse_error is not None, (cmd, args, out.parsed)
+        assert out.parse_error.reason == "unrecognized_output", (cmd, args, out.parse_error)
