@@ -112,6 +112,8 @@ def parse_unit_files(text: str, pin: ParseInput) -> dict[str, Any]:
     header, rows, lines = _rows(text)
     files = []
     if header is not None:
+        if not re.match(r"^\s*UNIT FILE\s+STATE\b", header):
+            raise Unrecognized("the header is not 'UNIT FILE  STATE'")
         names = ["UNIT FILE", "STATE"] + [n for n in ("VENDOR PRESET", "PRESET") if n in header][:1]
         table = HeaderTable.from_header(header, names)
         for ln in rows:
