@@ -61,7 +61,7 @@ _NO_HEADER_LAYOUTS = {
     "": ["PID", "TTY", "TIME", "CMD"],
 }
 _LSTART_TOKENS = 5
-_BSD_WORD = re.compile(r"[aAxXuwfehjlvrcSTmLHn]+")
+_BSD_WORD = re.compile(r"[aAxXuwfehjlvrcSTmLHn]*o?")  # BSD option word; a final "o" takes a format
 
 
 class Process(BaseModel):
@@ -88,7 +88,7 @@ class PsResult(BaseModel):
 
 def _format_keywords(tokens: Tokens) -> list[tuple[str, str]] | None:
     """(-o keyword, header text) pairs in order, from every -o/-O/--format value; None if absent."""
-    specs = tokens.values("-o", "--format", "-O")
+    specs = tokens.values("-o", "--format", "-O") + _bsd_format(tokens)
     if not specs:
         return None
     out: list[tuple[str, str]] = []
@@ -102,12 +102,25 @@ def _format_keywords(tokens: Tokens) -> list[tuple[str, str]] | None:
     return out
 
 
+def _bsd_format(tokens: Tokens) -> list[str]:
+    """``ps axo pid,comm``: a BSD word ending in ``o`` takes the next word as its format."""
+    pos = [p.text for p in tokens.positionals]
+    return [pos[1]] if len(pos) == 2 and pos[0].endswith("o") else []
+
+
 def _column_key(word: str) -> str | None:
     key = word.upper()
     return key if key in _COLUMNS else None
 
 
 def _supports(tokens: Tokens) -> str | None:
+    pos = [p.text for p in tokens.positionals]
+    if pos and not _BSD_WORD.fullmatch(pos[0]):
+        return f"positional '{pos[0]}' is not a BSD option word"
+    if len(pos) == 2 and not pos[0].endswith("o"):
+        return "only a BSD 'o' option takes a second word (ps axo pid,comm)"
+    if pos and pos[0].endswith("o") and len(pos) != 2:
+        return "BSD 'o' needs a format word"
     fmt = _format_keywords(tokens)
     if fmt is not None:
         unknown = [kw for kw, _ in fmt if _column_key(kw) is None]
@@ -124,7 +137,7 @@ def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
     """Column keys and how many leading lines are header."""
     tokens = pin.tokens
     no_header = tokens.has("--no-headers", "--no-heading") or any(
-        "h" in p.text for p in tokens.positionals if _BSD_WORD.fullmatch(p.text))
+        "h" in p.text for p in tokens.positionals[:1] if _BSD_WORD.fullmatch(p.text))
     fmt = _format_keywords(tokens)
     if fmt is not None:
         keys = [_column_key(kw) or kw for kw, _ in fmt]
@@ -228,8 +241,7 @@ PARSER = Parser(
             "--columns": "value", "--no-headers": "bool", "--no-heading": "bool",
             "--headers": "bool", "--cumulative": "bool", "--forest": "bool",
         },
-        max_positionals=1,
-        positional_pattern=_BSD_WORD.pattern,
+        max_positionals=2,
         supports=_supports,
         hint=_hint,
     ),

@@ -100,6 +100,9 @@ def capture_process(listener: subprocess.Popen, sleeper: subprocess.Popen) -> No
     save("ps", "o-custom", ["ps", "-o", "pid,ppid,user,stat,etime,comm,args", "-p", pids], {"processes": expect}, note)
     save("ps", "o-noheader", ["ps", "-o", "pid=,ppid=,args=", "-p", pids], {"processes": expect}, note)
     save("ps", "o-lstart", ["ps", "-o", "pid,lstart,args", "-p", pids], {"processes": expect}, note)
+    save("ps", "axo", ["ps", "axo", "pid,ppid,comm"], {"processes": expect},
+         note + "; BSD 'o' takes the next word as the format; only this script's rows are kept",
+         keep_pids=(listener.pid, sleeper.pid))
     save("ps", "busybox", ["busybox", "ps"], {"processes": expect},
          "busybox ps (real output); only the header and this script's two processes are kept (the other rows"
          " are unrelated host processes). busybox shows {comm} before args when argv[0] differs",

@@ -106,3 +106,16 @@ def test_row_that_does_not_fit_is_reported() -> None:
     parsed = parse("ps", [], text).parsed
     assert [r["pid"] for r in parsed["processes"]] == [1]
     assert parsed["unparsed"] == ["  abc ?        00:00:00 x"]
+
+
+def test_bsd_o_takes_the_format_word() -> None:
+    parsed, expected = parse_fixture("linux", "ps", "axo")
+    rows = _by_pid(parsed)
+    for want in expected["processes"]:
+        assert (rows[want["pid"]]["ppid"], rows[want["pid"]]["comm"]) == (want["ppid"], want["comm"])
+
+
+def test_bsd_word_rules() -> None:
+    for args in (["ax", "pid"], ["axo"], ["1234"]):
+        out = parse("ps", args, "  PID\n    1\n")
+        assert out.parse_error is not None and out.parse_error.reason == "unsupported_format", args
