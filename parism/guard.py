@@ -176,11 +176,22 @@ def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> No
 
 
 def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Decision:
-    """Run the four guard steps; the returned ``Decision`` says whether and how to run."""
+    """Run the four guard steps; the returned ``Decision`` says whether and how to run.
+
+    Never raises: malformed input is refused, and an unexpected error inside a step refuses the
+    call too (fail closed) with the error named in the message."""
     decision = Decision(allowed=False, profile=cfg.profile.name)
-    if not isinstance(cmd, str) or not all(isinstance(a, str) for a in args):
-        return _refuse(decision, "arg_not_allowed", "Command and arguments must be strings")
-    args = list(args)
+    if not isinstance(cmd, str) or not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
+        return _refuse(decision, "arg_not_allowed", "Command must be a string and arguments a list of strings")
+    try:
+        return _check(decision, cmd, list(args), cwd, cfg)
+    except Exception as exc:  # noqa: BLE001 - a guard bug must refuse, never run the command
+        decision.exec_args = []
+        return _refuse(decision, "arg_not_allowed",
+                       f"The guard could not check this call ({type(exc).__name__}: {exc}); refused")
+
+
+def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Decision:
     refused = _allowlist(cmd, cfg)
     if refused:
         return _refuse(decision, "command_not_allowed", *refused)
@@ -194,11 +205,9 @@ def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Deci
     classified = classify(args, policy)
     decision.tokens = classified.tokens
     decision.subcommand = classified.subcommand
-    for step in (lambda: _check_paths(decision, classified, cfg),
-                 lambda: _check_injection(decision, classified, args, cfg),
-                 lambda: _check_policy(decision, cmd, classified, cfg)):
-        if step() is not None:
-            return decision
+    if (_check_paths(decision, classified, cfg) or _check_injection(decision, classified, args, cfg)
+            or _check_policy(decision, cmd, classified, cfg)):
+        return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     repo_dir = decision.cwd
     for moved in classified.tokens.values("-C") if cmd == "git" else []:

@@ -223,7 +223,7 @@ def _env_value(raw: str, kind: str) -> tuple[Any, str | None]:
 
 def env_layers(environ: Mapping[str, str], cwd: str) -> list[tuple[str, Leaves, list[ConfigProblem]]]:
     """One layer per set ``PARISM_*`` variable, so each value's origin names its variable."""
-    layers = []
+    layers: list[tuple[str, Leaves, list[ConfigProblem]]] = []
     for var, (key, kind) in ENV_VARS.items():
         if var not in environ:
             continue

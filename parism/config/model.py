@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FlagKindName = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
 PositionalKind = Literal["path", "any", "none", "url", "data", "host"]
@@ -112,6 +112,16 @@ class GuardSettings(Strict):
     command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=dict)
     command_policies: dict[str, CommandPolicy] = Field(default_factory=dict)
     secrets: Secrets = Field(default_factory=Secrets)
+
+    @field_validator("allowed_paths")
+    @classmethod
+    def _real_paths(cls, value: list[str] | None) -> list[str] | None:
+        """An empty or NUL-containing entry can never name a directory: reject it here rather
+        than let it silently match nothing."""
+        for entry in value or []:
+            if not entry.strip() or "\0" in entry:
+                raise ValueError(f"not a usable path: {entry!r}")
+        return value
 
 
 class AuditSettings(Strict):

@@ -28,7 +28,7 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _inet_aton(host: str) -> ipaddress.IPv4Address | None:
-    """IPv4 in any form the C resolver accepts (1–4 parts, decimal/octal/hex)."""
+    """IPv4 in any form the C resolver accepts (1-4 parts, decimal/octal/hex)."""
     parts = host.split(".")
     if not 1 <= len(parts) <= 4:
         return None
@@ -75,7 +75,7 @@ def is_metadata(addr: Address) -> bool:
 
 def _resolve(host: str) -> list[Address]:
     infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
 def host_problem(host: str) -> str | None:

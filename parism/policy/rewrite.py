@@ -67,7 +67,7 @@ def _config_files(git_dir: str) -> list[str]:
             pass
     modules = os.path.join(git_dir, "modules")
     if os.path.isdir(modules):
-        for root, dirs, names in os.walk(modules):
+        for root, _dirs, names in os.walk(modules):
             if "config" in names:
                 files.append(os.path.join(root, "config"))
     return files

@@ -9,6 +9,7 @@ an undeclared flag is an error, not a best effort.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from parism.config.model import CommandPolicy
@@ -44,7 +45,7 @@ class Classified:
     violations: list[Violation] = field(default_factory=list)
 
 
-def _spec(policy: CommandPolicy, flags: dict[str, str], stop: bool = False) -> FlagSpec:
+def _spec(policy: CommandPolicy, flags: Mapping[str, str], stop: bool = False) -> FlagSpec:
     return FlagSpec(flags=flags, single_dash_long=policy.single_dash_long, numeric_flag=policy.numeric_flag,
                     plus_flags=policy.plus_flags, stop_at_positional=stop or policy.stop_at_positional)
 
@@ -57,7 +58,7 @@ def _split_subcommand(args: list[str], policy: CommandPolicy, out: Classified) -
         out.tokens.tokens.append(Token("positional", args[0], 0))
         return 1
     leading = policy.leading_flags or policy.flags
-    head = tokenize(args, _spec(policy, dict(leading), stop=True))
+    head = tokenize(args, _spec(policy, leading, stop=True))
     out.tokens.errors.extend(head.errors)
     for tok in head.tokens:
         if tok.kind == "positional":
@@ -79,7 +80,7 @@ def _positional_kinds(policy: CommandPolicy, sub: str | None, tokens: Tokens) ->
     """Kinds of the leading positionals and the kind of the rest."""
     if sub is not None and sub in policy.sub_positionals:
         return [], policy.sub_positionals[sub]
-    kinds = list(policy.positional_kinds)
+    kinds: list[str] = list(policy.positional_kinds)
     if kinds and policy.pattern_flags and tokens.has(*policy.pattern_flags) and kinds[0] == "data":
         kinds = kinds[1:]
     if kinds:
@@ -93,7 +94,7 @@ def classify(args: list[str], policy: CommandPolicy) -> Classified:
     start = 0
     if policy.subcommands is not None:
         start = _split_subcommand(args, policy, out)
-    flags = dict(policy.flags)
+    flags: dict[str, str] = dict(policy.flags)
     if out.subcommand is not None:
         flags.update(policy.sub_flags.get(out.subcommand, {}))
     rest = tokenize(args[start:], _spec(policy, flags), start=start)

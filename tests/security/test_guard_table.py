@@ -19,6 +19,7 @@ from parism.guard import check
 
 TABLE = Path(__file__).with_name("guard_table.toml")
 ROWS: list[dict[str, Any]] = tomllib.loads(TABLE.read_text())["rows"]
+ConfigKey = tuple[str, tuple[str, ...]]  # (profile, extra allowed commands)
 REASONS = {"pass", "command_not_allowed", "path_not_allowed", "injection_pattern", "arg_not_allowed"}
 
 
@@ -43,9 +44,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def configs(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, tuple[str, ...]], LoadedConfig]:
+def configs(project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[ConfigKey, LoadedConfig]:
     home = tmp_path_factory.mktemp("home")
-    cache: dict[tuple[str, tuple[str, ...]], LoadedConfig] = {}
+    cache: dict[ConfigKey, LoadedConfig] = {}
     for row in ROWS:
         key = (row.get("profile", "readonly"), tuple(row.get("allow", [])))
         if key in cache:
@@ -73,7 +74,7 @@ def test_table_is_large_and_well_formed() -> None:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[_row_id(r) for r in ROWS])
-def test_guard_row(row: dict[str, Any], project: Path, configs: dict[tuple[str, tuple[str, ...]], LoadedConfig]) -> None:
+def test_guard_row(row: dict[str, Any], project: Path, configs: dict[ConfigKey, LoadedConfig]) -> None:
     cfg = configs[(row.get("profile", "readonly"), tuple(row.get("allow", [])))]
     cwd = row.get("cwd")
     if cwd is not None and not cwd.startswith("/"):

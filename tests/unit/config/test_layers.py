@@ -193,6 +193,8 @@ def test_unknown_key_names_file_and_key(load: Load, dirs: Dirs) -> None:
     ('[guard.command_policies.jq]\npositionals = "everything"\n', "guard.command_policies"),
     ('[guard.command_policies.jq]\nflgs = {}\n', "guard.command_policies"),
     ("[telemetry]\nenabled = 1\n", "telemetry.enabled"),
+    ('[guard]\nallowed_paths = ["/tmp/a\\u0000b"]\n', "guard.allowed_paths"),
+    ('[guard]\nallowed_paths = [""]\n', "guard.allowed_paths"),
 ])
 def test_wrong_types_are_errors(load: Load, dirs: Dirs, text: str, key: str) -> None:
     path = dirs.write(dirs.global_toml, text)

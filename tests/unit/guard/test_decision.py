@@ -116,3 +116,8 @@ def test_never_ends_hint_names_the_fix(tmp_path: Path) -> None:
     assert d.failure is not None and "-n 100" in (d.failure.hint or "")
     d = check("ping", ["192.0.2.1"], None, _load(tmp_path))
     assert d.failure is not None and "-c 4" in (d.failure.hint or "")
+
+
+def test_args_must_be_a_list(tmp_path: Path) -> None:
+    d = check("ls", "-la", None, _load(tmp_path))  # type: ignore[arg-type]
+    assert d.failure is not None and d.failure.reason == "arg_not_allowed"

@@ -1,7 +1,7 @@
 """Host normalisation and metadata-address detection (parism/policy/network.py).
 
 Expected addresses were checked against the C resolver: ``socket.inet_aton`` accepts the same
-1–4 part decimal/octal/hex forms that curl and ping pass to it.
+1-4 part decimal/octal/hex forms that curl and ping pass to it.
 """
 
 from __future__ import annotations
