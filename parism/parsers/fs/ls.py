@@ -53,7 +53,7 @@ VALUES: dict[str, str] = {
     "--time": "atime|access|use|ctime|status|mtime|modification|birth|creation",
     "--block-size": "1|K|1K|KiB|KB|M|1M|MiB|MB|G|1G|GiB|GB",
 }
-_DISPLAY_SHORT = "Cxm" + "Z"
+_DISPLAY_SHORT = "CxmZ"
 _DISPLAY_LONG = ("--context", "--author", "--format", "--time-style", "--quoting-style", "--color", "--colour",
                  "--hyperlink")
 
