@@ -112,7 +112,7 @@ class Sandbox:
               bwrap: str, python: str) -> Plan:
         run_as = self.identity_for(cwd)
         mask_files, mask_dirs = planning.masks_for(run_as)
-        bind_paths = planning.expand_binds(binds, env.get("HOME", ""))
+        bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
         writable = bool(planning.setting(self.settings, "writable_project", False))
         git = os.path.join(cwd, ".git")
@@ -120,7 +120,7 @@ class Sandbox:
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
             git_dir=git if writable and os.path.lexists(git) else None,
-            ro_paths=planning.safe_ro_paths(self.allowed_paths, cwd), binds=bind_paths,
+            ro_paths=planning.safe_ro_paths(self.allowed_paths, cwd, run_as), binds=bind_paths,
             network=network or namespace == "host_net", namespace=namespace,
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],

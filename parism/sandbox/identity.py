@@ -72,15 +72,22 @@ def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
 
 
 def can_list(path: str, uid: int, gid: int) -> bool:
-    """Whether ``uid``/``gid`` can reach ``path`` (x on every ancestor) and list it (r+x).
+    """Whether ``uid``/``gid`` can reach ``path`` (x on every ancestor) and list it (r+x)."""
+    return can_read(path, uid, gid, directory=True)
+
+
+def can_read(path: str, uid: int, gid: int, directory: bool | None = None) -> bool:
+    """Whether ``uid``/``gid`` can reach ``path`` and read it (a directory: list it).
 
     Mode bits only: an ACL granting more is ignored, which errs towards the stricter rule."""
     real = os.path.realpath(path)
     parts = [p for p in real.split("/") if p]
     ancestors = ["/" + "/".join(parts[:i]) for i in range(len(parts))]
     try:
+        st = os.stat(real)
+        is_dir = stat.S_ISDIR(st.st_mode) if directory is None else directory
         return (all(_allows(os.stat(a), uid, gid, 1) for a in ancestors)
-                and _allows(os.stat(real), uid, gid, 5))
+                and _allows(st, uid, gid, 5 if is_dir else 4))
     except OSError:
         return False
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parism.sandbox.identity import RunAs, root_secrets
+from parism.sandbox.identity import RunAs, can_read, root_secrets
 
 MIB = 1024 * 1024
 LIMIT_KEYS = ("nproc", "as_mb", "fsize_mb", "cpu_grace_s", "nofile", "core", "oom_score_adj")
@@ -122,14 +122,21 @@ def sandbox_env(env: Mapping[str, str], binds: tuple[str, ...]) -> tuple[tuple[s
     return tuple(sorted(out.items()))
 
 
-def expand_binds(raw: Any, home: str) -> tuple[str, ...]:
-    """``~``-expanded, realpath'd, existing bind sources (a missing optional bind is skipped)."""
+def readable_by(run_as: RunAs, path: str) -> bool:
+    """Whether the run-as user can read ``path``: binding what it cannot read would only reveal
+    that the path exists."""
+    return not run_as.switch or can_read(path, run_as.uid, run_as.gid)
+
+
+def expand_binds(raw: Any, home: str, run_as: RunAs) -> tuple[str, ...]:
+    """``~``-expanded, realpath'd bind sources that exist and the run-as user can read (an
+    optional bind that is missing or unreadable is skipped: the command could not use it)."""
     out: list[str] = []
     for item in raw or ():
         if not isinstance(item, str) or not item:
             continue
         path = home + item[1:] if item.startswith("~") and home else item
-        if os.path.isabs(path) and os.path.exists(path):
+        if os.path.isabs(path) and os.path.exists(path) and readable_by(run_as, path):
             out.append(os.path.realpath(path))
     return tuple(dict.fromkeys(out))
 
@@ -137,15 +144,15 @@ def expand_binds(raw: Any, home: str) -> tuple[str, ...]:
 SYSTEM_DIRS = ("/usr", "/etc", "/proc", "/dev", "/bin", "/lib")
 
 
-def safe_ro_paths(paths: Any, cwd: str) -> tuple[str, ...]:
-    """Allowed paths worth binding: existing, not the cwd itself, never ``/`` or an ancestor
-    of the system directories (binding it would re-expose the whole host)."""
+def safe_ro_paths(paths: Any, cwd: str, run_as: RunAs) -> tuple[str, ...]:
+    """Allowed paths worth binding: existing, readable by the run-as user, not the cwd itself,
+    never ``/`` or an ancestor of the system directories (that would re-expose the host)."""
     out: list[str] = []
     for p in paths or ():
         if not isinstance(p, str) or not os.path.isabs(p):
             continue
         real = os.path.realpath(p)
-        if real == cwd or not os.path.isdir(real):
+        if real == cwd or not os.path.isdir(real) or not readable_by(run_as, real):
             continue
         if any(s == real or s.startswith(real.rstrip("/") + "/") for s in SYSTEM_DIRS):
             continue

@@ -170,3 +170,18 @@ def test_host_unix_socket_is_unreachable(sandbox_factory, workspace: Path) -> No
         for srv in servers:
             srv.close()
         shutil.rmtree(hidden_dir, ignore_errors=True)
+
+
+def test_allowed_path_the_command_user_cannot_read_is_left_out(sandbox_factory, workspace: Path) -> None:
+    """A root-only allowed path is not even mounted for a command running as nobody (it could
+    not read it anyway: the bind would only reveal that it exists)."""
+    private = Path(tempfile.mkdtemp(prefix="parism-sbx-private-", dir="/tmp"))  # 0700
+    (private / "secret.txt").write_text("root only\n")
+    try:
+        sb = sandbox_factory([str(workspace), str(private)])
+        r = run(sb, [SH, "-c", f"id -u; cat README; cat {private}/secret.txt 2>&1; test -e {private} && echo PRESENT"],
+                str(workspace))
+        assert r.out.startswith("65534\nhello\n"), r.out + r.err
+        assert "root only" not in r.out and "PRESENT" not in r.out
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
