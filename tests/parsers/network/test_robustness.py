@@ -59,7 +59,7 @@ def _check_outcome(out: registry.ParseOutcome) -> None:
         assert out.parse_error.reason != "parser_exception", out.parse_error.message
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(ARGVS), st.text(max_size=400))
 def test_arbitrary_text(argv: tuple[str, list[str]], text: str) -> None:
     _check_outcome(registry.parse(argv[0], argv[1], text, "linux"))
@@ -69,7 +69,7 @@ _LINE_OPS = st.lists(st.tuples(st.sampled_from(["drop", "dup", "cut", "junk", "s
                                st.integers(0, 10_000), st.text(max_size=12)), max_size=8)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(REAL))), _LINE_OPS)
 def test_mutated_real_outputs(index: int, ops: list[tuple[str, int, str]]) -> None:
     cmd, args, text, os = REAL[index]
