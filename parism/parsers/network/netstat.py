@@ -32,7 +32,7 @@ import re
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
 from parism.policy.tokenize import Tokens
 from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port, token_offset
 
@@ -49,7 +49,8 @@ _NAME_ALIASES = {
 }
 _TEXT_COLUMNS = frozenset({"proto", "local_address", "foreign_address", "state", "user", "timer",
                            "tcpcb", "socket", "flowhash", "destination", "gateway", "genmask",
-                           "flags", "iface", "expire", "network", "address", "flg", "program"})
+                           "flags", "iface", "expire", "network", "address", "flg", "program",
+                           "netmask", "interface"})
 CONNECTION_FIELDS = ("proto", "recv_q", "send_q", "local_address", "local_host", "local_port",
                      "foreign_address", "foreign_host", "foreign_port", "state", "user", "inode", "pid",
                      "program", "info", "timer", "tcpcb", "socket", "flowhash", "rxbytes", "txbytes")
@@ -182,6 +183,9 @@ def _title_kind(s: str) -> str | None:
 
 
 def parse(text: str, pin: ParseInput) -> dict:
+    if pin.os == "windows" and pin.tokens.has("-e"):  # Windows -e: Ethernet statistics, not rows
+        raise Unsupported("netstat -e on Windows prints interface statistics, not read by this parser",
+                          hint_args=[a for a in pin.sub_args if a != "-e"] or ["-an"])
     sep = "." if pin.os in ("macos", "freebsd") else ":"
     out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "skipped_sections": [], "unparsed": []}
     mode: str | None = None
