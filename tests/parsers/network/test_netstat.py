@@ -115,3 +115,9 @@ def test_windows_route_print_layout() -> None:
     assert parsed["routes"] == exp["routes"]
     assert parsed["interfaces"] == exp["interfaces"]
     assert parsed["connections"] == [] and "unparsed" not in parsed
+
+
+def test_windows_e_is_unsupported() -> None:
+    out = parse("netstat", ["-e"], "Interface Statistics\r\n\r\n  Bytes  1  2\r\n", "windows")
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+    assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-an"]
