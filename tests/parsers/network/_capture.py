@@ -168,6 +168,8 @@ def capture_ping_curl_dig() -> None:
     save("curl", "sIL-redirect", ["curl", "-sIL", f"{base}/start"], {"statuses": [302, 200], "headers": headers},
          "302 to /final, then 200 with the same headers as sI")
     server.shutdown()
+    save("curl", "sI-http2", ["curl", "-sI", "https://pypi.org/simple/"], {"statuses": [200], "http_version": "2"},
+         "real HTTP/2 response (no reason phrase); status and version checked by hand against the raw text")
     addr = sorted({ai[4][0] for ai in socket.getaddrinfo("pypi.org", 80, socket.AF_INET)})
     dns = {"name": "pypi.org", "addresses": addr}
     note = "addresses from socket.getaddrinfo (the same resolver)"

@@ -132,3 +132,10 @@ def test_curl_write_out_after_headers() -> None:
     text = "HTTP/1.1 204 No Content\r\nServer: x\r\n\r\n204"
     p = parse("curl", ["-sI", "-w", "%{http_code}", "http://h"], text).parsed
     assert p["status_code"] == 204 and p["write_out"] == "204" and "unparsed" not in p
+
+
+def test_curl_real_http2() -> None:
+    parsed, exp = parse_fixture("linux", "curl", "sI-http2")
+    assert [r["status_code"] for r in parsed["responses"]] == exp["statuses"]
+    assert parsed["http_version"] == exp["http_version"] and "status_text" not in parsed
+    assert "unparsed" not in parsed and parsed["headers"]
