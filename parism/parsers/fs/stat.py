@@ -36,7 +36,10 @@ def _supports(tokens: Tokens) -> str | None:
 
 
 def _hint(args: list[str]) -> list[str]:
-    return drop_args(args, "ftxl", ("--file-system", "--terse"), valued=("-c", "--format", "--printf"))
+    """Back to the default format. BSD ``-f FMT`` is GNU's ``-f`` (file system) flag, so format
+    strings (anything with ``%``) are dropped as well."""
+    plain = [a for a in args if "%" not in a]
+    return drop_args(plain, "ftxl", ("--file-system", "--terse"), valued=("-c", "--format", "--printf"))
 
 
 CONTRACT = Contract(flags=FLAGS, min_positionals=1, supports=_supports, hint=_hint)

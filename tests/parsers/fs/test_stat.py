@@ -60,3 +60,8 @@ def test_custom_format_is_unsupported_with_hint() -> None:
 
 def test_garbage_is_unrecognized() -> None:
     assert err(["stat", "f"], "something else entirely\n").reason == "unrecognized_output"
+
+
+def test_bsd_format_string_is_dropped_from_the_hint() -> None:
+    pe = err(["stat", "-f", "%z", "file"], "12\n", os="macos")
+    assert pe.reason == "unsupported_format" and pe.hint.args == ["file"]
