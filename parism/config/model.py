@@ -17,7 +17,10 @@ PositionalKind = Literal["path", "any", "none", "url", "data", "host"]
 NamespaceClass = Literal["isolated", "host_procs", "host_mounts", "host_net"]
 
 DEFAULT_BLOCK_PATTERNS: list[str] = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|"]
-DEFAULT_ENV_PATTERNS: list[str] = ["TOKEN", "SECRET", "AUTHZ", "PASSWORD", "PASSWD", "CREDENTIAL"]
+# The v1 list plus the contract §8.7 [rec] heuristics: KEY (*_API_KEY, PRIVATE_KEY), AUTH
+# (SSH_AUTH_SOCK), _URL (DATABASE_URL carries a password).
+DEFAULT_ENV_PATTERNS: list[str] = ["TOKEN", "SECRET", "AUTHZ", "PASSWORD", "PASSWD", "CREDENTIAL",
+                                   "KEY", "AUTH", "_URL"]
 
 
 class Strict(BaseModel):

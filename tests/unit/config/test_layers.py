@@ -95,7 +95,7 @@ def test_untrusted_project_may_tighten(load: Load, dirs: Dirs) -> None:
         '[guard]\nallowed_commands = ["ls", "cat"]\nallowed_paths = ["./src"]\ntimeout_ms = 2000\n'
         'block_patterns = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|", "*"]\n'
         '[guard.secrets]\noutput_redaction_enabled = true\nenv_patterns = ["TOKEN", "SECRET", "AUTHZ", '
-        '"PASSWORD", "PASSWD", "CREDENTIAL", "KEY"]\n'
+        '"PASSWORD", "PASSWD", "CREDENTIAL", "KEY", "AUTH", "_URL", "PRIVATE"]\n'
         '[sandbox]\nmode = "required"\nnetwork = false\n[sandbox.limits]\nnproc = 32\noom_score_adj = 1000\n'
     ))
     cfg = load()
