@@ -38,8 +38,8 @@ def _supports(tokens: Tokens) -> str | None:
 def _hint(args: list[str]) -> list[str]:
     """Back to the default format. BSD ``-f FMT`` is GNU's ``-f`` (file system) flag, so format
     strings (anything with ``%``) are dropped as well."""
-    plain = [a for a in args if "%" not in a]
-    return drop_args(plain, "ftxl", ("--file-system", "--terse"), valued=("-c", "--format", "--printf"))
+    kept = drop_args(args, "ftxl", ("--file-system", "--terse"), valued=("-c", "--format", "--printf"))
+    return [a for a in kept if "%" not in a]
 
 
 CONTRACT = Contract(flags=FLAGS, min_positionals=1, supports=_supports, hint=_hint)
