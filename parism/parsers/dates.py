@@ -122,3 +122,20 @@ def listing_date_to_iso(text: str, now_year: int | None = None, now: _dt.datetim
             return _iso(infer_year(mo, d, now, now_year), mo, d, int(m.group(3)), int(m.group(4)))
         return gnu_to_iso(t)
     return month_day_to_iso(t, now_year, now)
+
+
+_CTIME_ZONE = re.compile(
+    r"^[A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4}) ([+-])(\d\d)(\d\d)$")
+
+
+def ctime_zone_to_iso(text: str) -> str | None:
+    """``Wed Apr 20 10:03:36 2022 -0400`` (git's default date format) → ISO with its offset."""
+    m = _CTIME_ZONE.match(text.strip())
+    if not m:
+        return None
+    mon = MONTHS.get(m.group(1).lower())
+    if mon is None:
+        return None
+    zone = f"{m.group(7)}{m.group(8)}:{m.group(9)}"
+    return _iso(int(m.group(6)), mon, int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
+                zone=zone)

@@ -1,0 +1,307 @@
+"""``git log``: commits in the default (medium), short, full, fuller and oneline formats, the
+``--format``/``--pretty=format:`` strings of ``_logformat``, with ``--stat``, ``--shortstat``
+and ``--numstat`` sections.
+
+Schema::
+
+    {commits: [{hash: str, parents?: [str], merge?: [str], refs?: [str],
+                author?: str, author_email?: str, date?: str, date_iso?: str,
+                committer?: str, committer_email?: str, commit_date?: str, commit_date_iso?: str,
+                tree?: str, message?: str,
+                stats?: {files_changed?: int, insertions?: int, deletions?: int,
+                         files?: [{path: str, changes?: int, insertions?: int, deletions?: int,
+                                   binary?: true}]}}]}
+
+``message`` is the full message with git's 4-space indent removed (the subject alone for
+oneline formats). ``merge`` is the ``Merge:`` line (abbreviated parents). Dates keep the printed
+text; ``*_iso`` is added when the text is unambiguous. Empty names or emails (``Author:  <>``)
+stay absent. Decorations are read from ``commit <hash> (…)`` headers always, and from oneline
+subjects only with ``--decorate`` (otherwise a subject that starts with ``(`` stays intact).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from pydantic import BaseModel
+
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.dates import ctime_zone_to_iso, gnu_to_iso
+from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
+from parism.parsers.text._common import drop_flags, split_lines
+
+
+class FileStat(BaseModel):
+    path: str
+    changes: int | None = None
+    insertions: int | None = None
+    deletions: int | None = None
+    binary: bool | None = None
+
+
+class Stats(BaseModel):
+    files_changed: int | None = None
+    insertions: int | None = None
+    deletions: int | None = None
+    files: list[FileStat] | None = None
+
+
+class Commit(BaseModel):
+    hash: str
+    parents: list[str] | None = None
+    merge: list[str] | None = None
+    refs: list[str] | None = None
+    author: str | None = None
+    author_email: str | None = None
+    date: str | None = None
+    date_iso: str | None = None
+    committer: str | None = None
+    committer_email: str | None = None
+    commit_date: str | None = None
+    commit_date_iso: str | None = None
+    tree: str | None = None
+    message: str | None = None
+    stats: Stats | None = None
+
+
+class LogResult(BaseModel):
+    commits: list[Commit]
+
+
+_HEADER = re.compile(r"^commit ([0-9a-f]{7,64})(?: \((.*)\))?$")
+_ONELINE = re.compile(r"^([0-9a-f]{4,64})(?: (.*))?$")
+_PERSON = re.compile(r"^(.*?)\s*<([^<>]*)>$")
+_STAT = re.compile(r"^ (.+?) +\| +(?:(\d+)(?: [+-]*)?|Bin(?: (\d+) -> (\d+) bytes)?)$")
+_SUMMARY = re.compile(
+    r"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
+_NUMSTAT = re.compile(r"^(\d+|-)\t(\d+|-)\t(.*)$")
+
+
+def to_iso(text: str) -> str | None:
+    """ISO form of a git date in the default, iso, iso-strict or unix (``%at``) style."""
+    text = text.strip()
+    if text.isdigit():
+        return _dt.datetime.fromtimestamp(int(text), _dt.timezone.utc).isoformat()
+    return ctime_zone_to_iso(text) or (gnu_to_iso(text) if text[:4].isdigit() else None)
+
+
+def refs_of(deco: str) -> list[str]:
+    return [r.strip() for r in deco.split(", ") if r.strip()]
+
+
+def _person(value: str) -> tuple[str | None, str | None]:
+    m = _PERSON.match(value.strip())
+    if not m:
+        return value.strip() or None, None
+    return m.group(1) or None, m.group(2) or None
+
+
+def read_stat_line(line: str, commit: Commit) -> bool:
+    """Add one ``--stat``/``--shortstat``/``--numstat`` line to ``commit``; False if not one."""
+    stats = commit.stats or Stats()
+    if m := _SUMMARY.match(line):
+        stats.files_changed = int(m.group(1))
+        stats.insertions = int(m.group(2) or 0)
+        stats.deletions = int(m.group(3) or 0)
+    elif m := _STAT.match(line):
+        fs = FileStat(path=m.group(1))
+        if m.group(2) is not None:
+            fs.changes = int(m.group(2))
+        else:
+            fs.binary = True
+        stats.files = [*(stats.files or []), fs]
+    elif m := _NUMSTAT.match(line):
+        binary = m.group(1) == "-"
+        fs = FileStat(path=m.group(3), binary=binary or None,
+                      insertions=None if binary else int(m.group(1)),
+                      deletions=None if binary else int(m.group(2)))
+        stats.files = [*(stats.files or []), fs]
+    else:
+        return False
+    commit.stats = stats
+    return True
+
+
+_LABELS = {"Author": ("author", "author_email"), "Commit": ("committer", "committer_email")}
+_DATES = {"Date": "date", "AuthorDate": "date", "CommitDate": "commit_date"}
+
+
+def _header_line(line: str, c: Commit) -> bool:
+    label, colon, value = line.partition(":")
+    if not colon or " " in label:
+        return False
+    if label == "Merge":
+        c.merge = value.split()
+    elif label in _LABELS:
+        name, email = _person(value)
+        setattr(c, _LABELS[label][0], name)
+        setattr(c, _LABELS[label][1], email)
+    elif label in _DATES:
+        field = _DATES[label]
+        setattr(c, field, value.strip())
+        setattr(c, field + "_iso", to_iso(value))
+    else:
+        return False
+    return True
+
+
+def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None = None) -> tuple[list[Commit], int]:
+    """Read ``commit <hash>`` blocks from ``lines[start:]``; stop at a line matching ``stop``
+    (``git show`` hands the rest to the diff reader). Returns (commits, index reached)."""
+    commits: list[Commit] = []
+    state = "none"
+    msg: list[str] = []
+
+    def close() -> None:
+        if commits and msg:
+            while msg and msg[-1] == "":
+                msg.pop()
+            commits[-1].message = "\n".join(msg) if msg else None
+        msg.clear()
+
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        if stop is not None and stop.match(line):
+            break
+        i += 1
+        if m := _HEADER.match(line):
+            close()
+            commits.append(Commit(hash=m.group(1), refs=refs_of(m.group(2)) if m.group(2) else None))
+            state = "header"
+        elif not commits:
+            raise Unrecognized(f"git log: expected 'commit <hash>', got {line[:80]!r}")
+        elif state == "header":
+            if line == "":
+                state = "message"
+            elif not _header_line(line, commits[-1]):
+                raise Unrecognized(f"git log: unexpected header line {line[:80]!r}")
+        elif state == "message" and (line.startswith("    ") or line == ""):
+            msg.append(line[4:])
+        elif line and read_stat_line(line, commits[-1]):
+            state = "stats"
+        elif line:
+            raise Unrecognized(f"git log: unexpected line {line[:80]!r}")
+    close()
+    return commits, i
+
+
+def parse_oneline(lines: list[str], decorate: bool) -> list[Commit]:
+    commits: list[Commit] = []
+    for line in lines:
+        if not line:
+            continue
+        m = _ONELINE.match(line)
+        if m:
+            subject = m.group(2) or ""
+            refs = None
+            if decorate and subject.startswith("(") and ") " in subject + " ":
+                deco, _, subject = subject[1:].partition(") ") if ") " in subject else (subject[1:-1], "", "")
+                refs = refs_of(deco)
+            commits.append(Commit(hash=m.group(1), refs=refs, message=subject))
+        elif not (commits and read_stat_line(line, commits[-1])):
+            raise Unrecognized(f"git log --oneline: unexpected line {line[:80]!r}")
+    return commits
+
+
+def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
+    commits: list[Commit] = []
+    for line in lines:
+        if not line:
+            continue
+        got = split_line(line, fmt)
+        if got is None:
+            if commits and read_stat_line(line, commits[-1]):
+                continue
+            raise Unrecognized(f"git log --format: line does not fit the format: {line[:80]!r}")
+        values: dict[str, object] = {}
+        for code, text in got.items():
+            field = FIELDS[code]
+            if field == "parents":
+                values[field] = text.split()
+            elif field == "refs":
+                values[field] = refs_of(text.strip().removeprefix("(").removesuffix(")")) or None
+            elif field in ("author", "committer", "author_email", "committer_email"):
+                values[field] = text or None
+            else:
+                values[field] = text
+            if field in ("date", "commit_date"):
+                values[field + "_iso"] = to_iso(text)
+        commits.append(Commit(**values))  # type: ignore[arg-type]
+    return commits
+
+
+def _pretty(tokens: object) -> str | None:
+    """The last --pretty/--format value ('' for a bare --pretty), or None."""
+    vals = [t for t in tokens.flags if t.name in ("--pretty", "--format", "--oneline")]  # type: ignore[attr-defined]
+    if not vals:
+        return None
+    last = vals[-1]
+    return "oneline" if last.name == "--oneline" else (last.value or "medium")
+
+
+def _supports(tokens: object) -> str | None:
+    fmt = _pretty(tokens)
+    if fmt is None or fmt in NAMED:
+        return None
+    got = compile_format(fmt)
+    return got if isinstance(got, str) else None
+
+
+def parse(text: str, pin: ParseInput) -> LogResult:
+    lines = split_lines(text)[0]
+    fmt = _pretty(pin.tokens)
+    if fmt == "oneline":
+        deco = pin.tokens.values("--decorate")
+        decorate = pin.tokens.has("--decorate") and (not deco or deco[-1] != "no")
+        return LogResult(commits=parse_oneline(lines, decorate))
+    if fmt is None or fmt in NAMED:
+        return LogResult(commits=parse_blocks(lines)[0])
+    compiled = compile_format(fmt)
+    if isinstance(compiled, str):
+        raise Unsupported(f"git log: {compiled}", hint_args=hint(pin.sub_args))
+    return LogResult(commits=parse_formatted(lines, compiled))
+
+
+_DISPLAY = {"--pretty", "--format", "--oneline", "--graph", "-p", "-u", "--patch", "--name-only",
+            "--name-status", "--raw", "--color", "--source", "-z", "--show-signature"}
+
+
+def hint(args: list[str]) -> list[str]:
+    """Same commits, in the TAB-separated form every version of this parser reads."""
+    kept = [a for a in drop_flags(args, _DISPLAY) if not a.startswith(("-U", "--unified"))]
+    return [f"--format={HINT_FORMAT}", *kept]
+
+
+_BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev-commit "
+         "--no-abbrev-commit --no-decorate --no-color --tags --branches --remotes --stat --shortstat "
+         "--numstat --follow --date-order --topo-order --author-date-order --use-mailmap --no-walk "
+         "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
+         "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
+         "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv").split()
+FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
+    "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
+    "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",
+    "--after": "value", "--before": "value", "--author": "data", "--committer": "data", "--grep": "data",
+    "--abbrev": "attached", "--color": "attached", "--max-parents": "number", "--min-parents": "number",
+    "--decorate-refs": "data", "--decorate-refs-exclude": "data", "-S": "data", "-G": "data",
+    "--stat-width": "number", "--stat-name-width": "number",
+}
+
+PARSER = Parser(
+    id="git-log",
+    contract=Contract(
+        flags=FLAGS,
+        values={"--decorate": "|short|full|no|auto", "--color": "never|",
+                "--date": "default|iso|iso8601|iso-strict|iso8601-strict|unix|rfc|rfc2822|short|local|relative|raw"},
+        numeric_flag=True,
+        supports=_supports,
+        hint=hint,
+    ),
+    parse=parse,
+    schema=LogResult,
+    rows_key="commits",
+    row_fields=tuple(Commit.model_fields),
+    examples=(("-n", "5"), ("--oneline", "-20"), (f"--format={HINT_FORMAT}", "-n", "10")),
+)
