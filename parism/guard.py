@@ -46,10 +46,6 @@ class Decision:
     profile: str = ""
     subcommand: str | None = None
 
-    @property
-    def reason(self) -> str | None:
-        return self.failure.reason if self.failure else None
-
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
     decision.allowed = False

@@ -40,7 +40,6 @@ class Violation:
 class Classified:
     tokens: Tokens
     subcommand: str | None = None
-    verb: str | None = None
     values: list[Value] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
 
@@ -109,7 +108,6 @@ def classify(args: list[str], policy: CommandPolicy) -> Classified:
             out.violations.append(Violation(got, f"'{out.subcommand} {got}' is not allowed",
                                             f"allowed: {' '.join(f'{out.subcommand} {v}' for v in verbs)}"))
         else:
-            out.verb = positionals[0].text
             positionals = positionals[1:]
     head_kinds, rest_kind = _positional_kinds(policy, out.subcommand, out.tokens)
     for n, tok in enumerate(positionals):
