@@ -371,3 +371,11 @@ def test_capture_output_has_no_secret(setup: dict[str, Any]) -> None:
         texts += [result.stdout, result.stderr, *result.args]
         texts += [s for r in result.redactions for s in strings(r.to_wire())]
     assert check(texts) == []
+
+
+@pytest.mark.xfail(strict=True, reason="engine reports privacy_transform 'none' when a stream was "
+                   "withheld (reported to the engine owner)")
+def test_withheld_output_is_a_privacy_transform(setup: dict[str, Any]) -> None:
+    env = setup["engines"]["fallback"].run("cat", ["backtrack.txt"], cwd=ws_path(setup, "."),
+                                           contract_version="next")
+    assert env.review is not None and env.review.privacy_transform == "masked"
