@@ -7,7 +7,9 @@ long-running call exists to cancel; processes are found with psutil by a unique 
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -37,12 +39,18 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    """The server's cwd with a private HOME inside and the test config next to it."""
-    work = (tmp_path / "work").resolve()
-    (work / "home").mkdir(parents=True)
+def workdir() -> Iterator[Path]:
+    """The server's cwd with a private HOME inside and the test config next to it.
+
+    World-readable and outside pytest's 0700 tmp tree, so the sandbox (which runs commands as
+    an unprivileged user) can mount it: the tests exercise the real, confined path.
+    """
+    work = Path(tempfile.mkdtemp(prefix="parism-e2e-")).resolve()
+    work.chmod(0o755)
+    (work / "home").mkdir()
     (work / "parism-test.toml").write_text(TEST_CONFIG)
-    return work
+    yield work
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def server_params(workdir: Path, *extra_args: str) -> StdioServerParameters:

@@ -326,3 +326,20 @@ async def test_raw_eof_or_sigterm_mid_call(workdir: Path, how: str, status: int,
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_bad_config_still_serves_describe_and_refuses_the_rest(workdir: Path) -> None:
+    """Decision 12: the server starts, describe answers, every other tool is a config error."""
+    (workdir / "parism-test.toml").write_text("[guard]\ntimeout_msec = 5\n")
+    async with open_session(workdir) as session:
+        described = await session.call_tool("describe", {})
+        assert described.is_error is False and payload(described)["version"] == parism.__version__
+        for name, arguments in (("run", {"cmd": "ls"}), ("run_paged", {"cmd": "ls"})):
+            result = await session.call_tool(name, arguments)
+            assert result.is_error is True
+            failure = payload(result)["failure"]
+            assert (failure["kind"], failure["reason"]) == ("config", "invalid_config")
+            assert "parism-test.toml" in failure["message"] and "timeout_msec" in failure["message"]
+        checked = await session.call_tool("dry_run", {"cmd": "ls"})
+        assert checked.is_error is True
+        assert payload(checked)["reason"] == "invalid_config"

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""What Parism costs per call, measured against what any MCP server costs.
+
+One run, interleaved (every iteration calls every variant once, in turn, so load drift hits them
+all alike), for each command (`ls -la /usr/bin`, `ps aux`, `git log --oneline -n 50` in a
+throwaway repo with 60 commits):
+
+  bare        subprocess.run of the same argv (no MCP, no Parism)
+  engine      Parism's engine in-process (`await engine.arun(...)`)
+  parism      Parism over MCP stdio, one persistent ClientSession
+  floor       a minimal MCPServer spawned the same way whose tool runs the argv and returns the
+              raw text: the SDK's own cost, the floor any Python MCP server pays
+  shell-mcp   mcp-shell-server from PyPI in its own virtualenv (skipped, with the reason, when it
+              cannot be installed or started)
+
+Then cold start: spawn → initialize → tools/list answered, `parism` against the floor server.
+Targets: parism median ≤ floor + 3 ms per command, faster than mcp-shell-server, cold start ≤
+floor + 100 ms.
+
+Extra rows: call :func:`main` with ``extra_variants={"name": fn}`` where ``fn(argv, cwd)`` is an
+async callable running one command (e.g. a sandboxed and an unsandboxed engine).
+
+    .venv/bin/python scripts/bench_overhead.py [--iterations 30] [--cold 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHELL_VENV = Path("/tmp/bench-venvs/mcp-shell-server")
+
+#: One benchmark variant: run argv in cwd once, raise if the call did not succeed.
+Runner = Callable[[list[str], str], Awaitable[object]]
+
+FLOOR_SERVER = textwrap.dedent(
+    '''
+    """The SDK floor: a minimal MCPServer whose tool runs argv and returns only the raw text."""
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("floor", version="0")
+
+    @server.tool(structured_output=False)
+    async def run(cmd: str, args: list[str], cwd: str) -> str:
+        done = await anyio.run_process([cmd, *args], cwd=cwd, check=False)
+        return done.stdout.decode("utf-8", "replace")
+
+    server.run()
+    '''
+)
+
+
+@dataclass
+class Command:
+    label: str
+    argv: list[str]
+    cwd: str
+
+
+@dataclass
+class Cell:
+    samples_ms: list[float] = field(default_factory=list)
+
+    def median(self) -> float:
+        return statistics.median(self.samples_ms)
+
+    def p95(self) -> float:
+        ordered = sorted(self.samples_ms)
+        return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def make_repo(root: Path, commits: int = 60) -> Path:
+    """A git repository with ``commits`` real commits, each changing one file."""
+    repo = root / "repo"
+    repo.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    for i in range(commits):
+        (repo / "file.txt").write_text(f"line {i}\n")
+        git("add", "file.txt")
+        git("commit", "-q", "-m", f"commit {i}")
+    return repo
+
+
+def write_parism_config(root: Path, repo: Path) -> Path:
+    """Allow the benchmark's paths; everything else stays the shipped default."""
+    cfg = root / "parism.toml"
+    cfg.write_text(f'[guard]\nallowed_paths = ["{root}", "{repo}", "/usr/bin"]\n')
+    return cfg
+
+
+def server_env(root: Path) -> dict[str, str]:
+    """Same environment for every spawned server: a private HOME, the checkout importable."""
+    return {"HOME": str(root), "PYTHONPATH": str(REPO_ROOT), "PATH": os.environ.get("PATH", "")}
+
+
+@asynccontextmanager
+async def session_for(params: StdioServerParameters) -> AsyncIterator[ClientSession]:
+    """A legacy-handshake session, as hosts open it; the server's stderr logs are discarded."""
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def parism_params(root: Path, cfg: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "parism", "serve", "--config", str(cfg)],
+                                 env=server_env(root), cwd=str(root))
+
+
+def floor_params(root: Path) -> StdioServerParameters:
+    script = root / "floor_server.py"
+    if not script.exists():
+        script.write_text(FLOOR_SERVER)
+    return StdioServerParameters(command=sys.executable, args=[str(script)], env=server_env(root), cwd=str(root))
+
+
+def shell_params(root: Path) -> StdioServerParameters | str:
+    """mcp-shell-server in its own venv (pinned to the mcp 1.x it was written for), or why not."""
+    exe = SHELL_VENV / "bin" / "mcp-shell-server"
+    if not exe.exists():
+        made = subprocess.run(
+            f"python3 -m venv {SHELL_VENV} && {SHELL_VENV}/bin/pip install -q mcp-shell-server 'mcp<2'",
+            shell=True, capture_output=True, text=True,
+        )
+        if made.returncode != 0 or not exe.exists():
+            return f"could not install mcp-shell-server: {made.stderr.strip()[-300:]}"
+    env = {**server_env(root), "ALLOW_COMMANDS": "ls,ps,git"}
+    return StdioServerParameters(command=str(exe), args=[], env=env, cwd=str(root))
+
+
+def checked(result: object) -> object:
+    """A variant that silently failed would look fast: refuse to time an error."""
+    if getattr(result, "is_error", False):
+        raise RuntimeError(f"tool call failed: {getattr(result, 'content', result)}")
+    return result
+
+
+async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[dict[str, Runner], list[str]]:
+    """Start every variant once; return the runners and the reasons for the ones skipped."""
+    import parism
+
+    engine = parism.create_engine(str(cfg))
+    sandbox = engine.describe().sandbox or {}
+    print(f"engine sandbox: level {sandbox.get('level')} ({sandbox.get('reason') or 'ok'})")
+    parism_s = await stack.enter_async_context(session_for(parism_params(root, cfg)))
+    floor_s = await stack.enter_async_context(session_for(floor_params(root)))
+
+    async def bare(argv: list[str], cwd: str) -> object:
+        return subprocess.run(argv, cwd=cwd, capture_output=True, check=True)
+
+    async def via_engine(argv: list[str], cwd: str) -> object:
+        env = await engine.arun(argv[0], argv[1:], cwd)
+        if not env.ok:
+            raise RuntimeError(f"engine: {env.failure}")
+        return env
+
+    async def via_parism(argv: list[str], cwd: str) -> object:
+        return checked(await parism_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
+
+    async def via_floor(argv: list[str], cwd: str) -> object:
+        return checked(await floor_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
+
+    runners: dict[str, Runner] = {"bare": bare, "engine": via_engine, "parism": via_parism, "floor": via_floor}
+    skipped: list[str] = []
+    shell = shell_params(root)
+    if isinstance(shell, str):
+        skipped.append(f"shell-mcp: {shell}")
+    else:
+        try:
+            shell_s = await stack.enter_async_context(session_for(shell))
+
+            async def via_shell(argv: list[str], cwd: str) -> object:
+                return checked(await shell_s.call_tool("shell_execute", {"command": argv, "directory": cwd}))
+
+            runners["shell-mcp"] = via_shell
+        except Exception as exc:  # report and continue: the comparison is optional
+            skipped.append(f"shell-mcp: could not start: {type(exc).__name__}: {exc}")
+    return runners, skipped
+
+
+async def measure_calls(runners: Mapping[str, Runner], commands: list[Command], iterations: int) -> dict[tuple[str, str], Cell]:
+    cells = {(c.label, name): Cell() for c in commands for name in runners}
+    for c in commands:  # one warm-up call each (page cache, imports, parser registry)
+        for run in runners.values():
+            await run(c.argv, c.cwd)
+    for _ in range(iterations):
+        for c in commands:
+            for name, run in runners.items():
+                start = time.perf_counter()
+                await run(c.argv, c.cwd)
+                cells[(c.label, name)].samples_ms.append((time.perf_counter() - start) * 1000)
+    return cells
+
+
+async def cold_start_once(params: StdioServerParameters) -> float:
+    start = time.perf_counter()
+    async with session_for(params) as session:
+        await session.list_tools()
+        elapsed = (time.perf_counter() - start) * 1000
+    return elapsed
+
+
+async def measure_cold(variants: Mapping[str, StdioServerParameters], rounds: int) -> dict[str, Cell]:
+    cells = {name: Cell() for name in variants}
+    for _ in range(rounds):
+        for name, params in variants.items():
+            cells[name].samples_ms.append(await cold_start_once(params))
+    return cells
+
+
+def report_calls(cells: dict[tuple[str, str], Cell], commands: list[Command], names: list[str]) -> None:
+    print(f"\n{'command':<28}{'variant':<14}{'median ms':>10}{'p95 ms':>9}{'x bare':>8}{'- floor':>9}{'x floor':>9}")
+    for c in commands:
+        bare = cells[(c.label, "bare")].median()
+        floor = cells[(c.label, "floor")].median()
+        for name in names:
+            cell = cells[(c.label, name)]
+            med = cell.median()
+            print(f"{c.label:<28}{name:<14}{med:>10.2f}{cell.p95():>9.2f}{med / bare:>8.2f}"
+                  f"{med - floor:>+9.2f}{med / floor:>9.2f}")
+        parism = cells[(c.label, "parism")].median()
+        layer = (parism - cells[(c.label, "engine")].median()) - (floor - bare)
+        verdicts = [f"parism - floor = {parism - floor:+.2f} ms (target ≤ +3)",
+                    f"MCP layer beyond the SDK floor = {layer:+.2f} ms"]
+        if (c.label, "shell-mcp") in cells:
+            shell = cells[(c.label, "shell-mcp")].median()
+            verdicts.append(f"parism/shell-mcp = {parism / shell:.2f} (target < 1)")
+        print(f"{'':<28}" + "; ".join(verdicts))
+
+
+def report_cold(cells: dict[str, Cell]) -> None:
+    floor = cells["floor"].median()
+    print(f"\n{'cold start (spawn → tools/list)':<34}{'median ms':>10}{'p95 ms':>9}{'- floor':>9}")
+    for name, cell in cells.items():
+        print(f"{name:<34}{cell.median():>10.1f}{cell.p95():>9.1f}{cell.median() - floor:>+9.1f}")
+    print(f"parism - floor = {cells['parism'].median() - floor:+.1f} ms (target ≤ +100)")
+
+
+async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[str, Runner] | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="parism-bench-") as tmp:
+        root = Path(tmp).resolve()
+        root.chmod(0o755)  # the sandbox runs commands as an unprivileged user: let it mount this
+        repo = make_repo(root)
+        cfg = write_parism_config(root, repo)
+        commands = [
+            Command("ls -la /usr/bin", ["ls", "-la", "/usr/bin"], str(root)),
+            Command("ps aux", ["ps", "aux"], str(root)),
+            Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
+        ]
+        async with AsyncExitStack() as stack:
+            runners, skipped = await open_variants(stack, root, cfg)
+            runners.update(extra_variants or {})
+            for reason in skipped:
+                print(f"skipped {reason}")
+            print(f"{iterations} interleaved calls per cell; Python {sys.version.split()[0]}; "
+                  f"{os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}")
+            cells = await measure_calls(runners, commands, iterations)
+        report_calls(cells, commands, list(runners))
+        cold = await measure_cold({"parism": parism_params(root, cfg), "floor": floor_params(root)}, cold_rounds)
+        report_cold(cold)
+
+
+def main(extra_variants: Mapping[str, Runner] | None = None, argv: list[str] | None = None) -> None:
+    """Run the benchmark; ``extra_variants`` adds rows (name → async fn(argv, cwd))."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--cold", type=int, default=8, help="cold-start rounds per server")
+    ns = ap.parse_args(argv)
+    asyncio.run(run_bench(ns.iterations, ns.cold, extra_variants))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO_ROOT))
+    main()
