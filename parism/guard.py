@@ -153,7 +153,9 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
         if value.kind == "url":
             problem = url_problem(value.text)
         elif value.kind == "host":
-            problem = host_problem(value.text.lstrip("@"))
+            problem = host_problem(value.text)
+        elif value.kind == "dns" and value.text.startswith("@"):
+            problem = host_problem(value.text[1:])  # the server dig contacts; query names are not
         if problem:
             return _refuse(decision, "arg_not_allowed",
                            f"Argument '{value.arg}' is not allowed for command '{cmd}': {problem}")

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FlagKindName = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
-PositionalKind = Literal["path", "any", "none", "url", "data", "host"]
+PositionalKind = Literal["path", "any", "none", "url", "data", "host", "dns"]
 NamespaceClass = Literal["isolated", "host_procs", "host_mounts", "host_net"]
 
 DEFAULT_BLOCK_PATTERNS: list[str] = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|"]
