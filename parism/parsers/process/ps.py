@@ -4,7 +4,7 @@ Schema::
 
     {processes: [{user?, uid?, pid: int, ppid?: int, cpu?: float, mem?: float, vsz?: int,
                   rss?: int, tty?, stat?, start?, time?, elapsed?, nice?: int|null, pri?: int,
-                  c?: int, command?, ...}],
+                  c?: int, comm?, command?, ... other?: {header word: text}}],
      unparsed?: [str]}
 
 Why header-driven: ``ps aux`` (Linux/macOS), ``ps -ef``, ``-l``, ``-j``, busybox ``ps`` and
@@ -14,7 +14,10 @@ the line with its spacing kept.  Values are kept as printed (``?``/``??`` ttys, 
 ``systemd+`` truncated users); only numeric columns are converted.  ``-ef`` prints user names on
 Linux and numeric ids on macOS under ``UID``, so ``uid`` stays a string.  With ``-o`` the columns
 come from the keywords (procps titles both ``comm`` and ``args`` "COMMAND"): ``comm`` is the
-executable name, ``command`` the full argument list.  Lines that do not fit
+executable name, ``command`` the full argument list; an unknown ``-o`` keyword is refused (its
+width is unknown), while header words outside the table (``MAJFL``, ``PENDING``…) from the fixed
+formats are single tokens kept under ``other``.  ``-O`` adds columns to the default ones, so its
+output is read by header.  Lines that do not fit
 the header are listed in ``unparsed`` instead of being dropped silently.  Units: ``vsz``, ``rss``
 and ``sz`` are what ps prints (KiB for vsz/rss on Linux and macOS, pages for sz); ``cpu``/``mem``
 are percentages; ``time``/``elapsed``/``start`` stay text because their format varies by OS
@@ -87,8 +90,10 @@ class PsResult(BaseModel):
 
 
 def _format_keywords(tokens: Tokens) -> list[tuple[str, str]] | None:
-    """(-o keyword, header text) pairs in order, from every -o/-O/--format value; None if absent."""
-    specs = tokens.values("-o", "--format", "-O") + _bsd_format(tokens)
+    """(-o keyword, header text) pairs in order, from every -o/--format value; None if absent.
+
+    ``-O`` is not here: it adds columns to the default ones, so its output is read by header."""
+    specs = tokens.values("-o", "--format") + _bsd_format(tokens)
     if not specs:
         return None
     out: list[tuple[str, str]] = []
@@ -114,6 +119,10 @@ def _column_key(word: str) -> str | None:
 
 
 def _supports(tokens: Tokens) -> str | None:
+    for spec in tokens.values("-O"):
+        unknown = [kw for kw in re.split(r"[,\s]+", spec.strip()) if kw and _column_key(kw.split("=")[0]) is None]
+        if unknown:
+            return f"-O column '{unknown[0]}' is not read by this parser"
     pos = [p.text for p in tokens.positionals]
     if pos and not _BSD_WORD.fullmatch(pos[0]):
         return f"positional '{pos[0]}' is not a BSD option word"
@@ -153,13 +162,13 @@ def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
             return _NO_HEADER_LAYOUTS[""], 0
         raise Unsupported("ps: without a header the columns of this form are unknown",
                           hint_args=[a for a in pin.sub_args if a not in ("--no-headers", "--no-heading")])
-    header = text_lines[0]
+    lstart = any("lstart" in spec for spec in tokens.values("-O"))
     keys = []
-    for word in header.split():
-        key = _column_key(word)
-        if key is None:
-            raise Unrecognized(f"ps: header column '{word}' is not known")
-        keys.append(key)
+    for word in text_lines[0].split():
+        key = _column_key(word) or word  # unknown header words (MAJFL, PENDING…) go to ``other``
+        keys.append("LSTART" if lstart and key == "STARTED" else key)
+    if "PID" not in keys or _COLUMNS.get(keys[-1], ("", ""))[0] not in ("command", "comm"):
+        raise Unrecognized("ps: the first line is not a ps header (PID … COMMAND)")
     return keys, 1
 
 
@@ -180,7 +189,7 @@ def _read_row(line: str, keys: list[str]) -> dict[str, object] | None:
     pos = 0
     n = len(line)
     for i, key in enumerate(keys):
-        field, kind = _COLUMNS[key]
+        field, kind = _COLUMNS.get(key, ("", "str"))
         while pos < n and line[pos] in " \t":
             pos += 1
         if pos >= n:
@@ -202,7 +211,12 @@ def _read_row(line: str, keys: list[str]) -> dict[str, object] | None:
         ok, value = _convert("str" if kind == "lstart" else kind, text)
         if not ok:
             return None
-        row[field] = value
+        if field:
+            row[field] = value
+        else:
+            other = row.setdefault("other", {})
+            assert isinstance(other, dict)
+            other[key.lower()] = value
     return row
 
 
@@ -248,7 +262,7 @@ PARSER = Parser(
     parse=parse,
     schema=PsResult,
     rows_key="processes",
-    row_fields=tuple(sorted({f for f, _ in _COLUMNS.values()})),
+    row_fields=tuple(sorted({f for f, _ in _COLUMNS.values()} | {"other"})),
     header_lines=1,
     os=UNIX_OS,
     examples=(("aux",), ("-ef",), ("-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args")),

@@ -103,6 +103,9 @@ def capture_process(listener: subprocess.Popen, sleeper: subprocess.Popen) -> No
     save("ps", "axo", ["ps", "axo", "pid,ppid,comm"], {"processes": expect},
          note + "; BSD 'o' takes the next word as the format; only this script's rows are kept",
          keep_pids=(listener.pid, sleeper.pid))
+    save("ps", "v-p", ["ps", "v", "-p", pids], {"processes": expect}, note + "; BSD v format (MAJFL TRS DRS)")
+    save("ps", "O-lstart", ["ps", "-O", "lstart", "-p", pids], {"processes": expect},
+         note + "; -O adds lstart (five words) to the default columns")
     save("ps", "busybox", ["busybox", "ps"], {"processes": expect},
          "busybox ps (real output); only the header and this script's two processes are kept (the other rows"
          " are unrelated host processes). busybox shows {comm} before args when argv[0] differs",

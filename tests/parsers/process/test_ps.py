@@ -119,3 +119,21 @@ def test_bsd_word_rules() -> None:
     for args in (["ax", "pid"], ["axo"], ["1234"]):
         out = parse("ps", args, "  PID\n    1\n")
         assert out.parse_error is not None and out.parse_error.reason == "unsupported_format", args
+
+
+def test_bsd_v_format_unknown_columns_go_to_other() -> None:
+    parsed, expected = parse_fixture("linux", "ps", "v-p")
+    rows = _by_pid(parsed)
+    for want in expected["processes"]:
+        row = rows[want["pid"]]
+        assert row["command"] == want["args"]
+        assert set(row["other"]) == {"majfl", "trs", "drs"} and row["other"]["majfl"].isdigit()
+        assert isinstance(row["rss"], int) and isinstance(row["mem"], float)
+
+
+def test_capital_o_adds_lstart_to_defaults() -> None:
+    parsed, expected = parse_fixture("linux", "ps", "O-lstart")
+    rows = _by_pid(parsed)
+    for want in expected["processes"]:
+        row = rows[want["pid"]]
+        assert len(row["start"].split()) == 5 and row["command"] == want["args"] and row["tty"] == "?"
