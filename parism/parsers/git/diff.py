@@ -193,10 +193,10 @@ def parse_files(lines: list[str], start: int, prefixed: bool) -> list[DiffFile]:
             hunk = Hunk(start_a=int(m.group(1)), count_a=int(m.group(2) or 1), start_b=int(m.group(3)),
                         count_b=int(m.group(4) or 1), header=m.group(5) or None, lines=[])
             rem_a, rem_b = hunk.count_a or 0, hunk.count_b or 0
-            b.file.hunks = [*(b.file.hunks or []), hunk]
+            b.file.hunks.append(hunk)  # type: ignore[union-attr]
         elif _COMBINED.match(line):
             hunk = Hunk(header=line, lines=[])
-            b.file.hunks = [*(b.file.hunks or []), hunk]
+            b.file.hunks.append(hunk)  # type: ignore[union-attr]
         elif not _extended(line, b) and b.file.binary is None and line:
             raise Unrecognized(f"git diff: unexpected line {line[:80]!r}")
     if b is not None:

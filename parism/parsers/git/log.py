@@ -110,13 +110,15 @@ def read_stat_line(line: str, commit: Commit) -> bool:
             fs.changes = int(m.group(2))
         else:
             fs.binary = True
-        stats.files = [*(stats.files or []), fs]
+        stats.files = stats.files if stats.files is not None else []
+        stats.files.append(fs)
     elif m := _NUMSTAT.match(line):
         binary = m.group(1) == "-"
         fs = FileStat(path=m.group(3), binary=binary or None,
                       insertions=None if binary else int(m.group(1)),
                       deletions=None if binary else int(m.group(2)))
-        stats.files = [*(stats.files or []), fs]
+        stats.files = stats.files if stats.files is not None else []
+        stats.files.append(fs)
     else:
         return False
     commit.stats = stats
