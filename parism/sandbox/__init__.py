@@ -23,6 +23,7 @@ from typing import Any
 
 from parism.envelope import Failure
 from parism.sandbox import identity, plan as planning, probe
+from parism.sandbox.cgroup import pids_root
 from parism.sandbox.launcher import Prepared, SandboxStarted
 from parism.sandbox.plan import MIB, Plan
 from parism.sandbox.pool import Pool
@@ -180,6 +181,7 @@ class Sandbox:
             "active": active, "reason": res.reason,
             "features": {**res.features, "pid_namespace": res.level == "full",
                          "unix_socket_filter": active and planning.UNIX_FILTER,
+                         "uid0_pids_cgroup": active and os.geteuid() == 0 and pids_root() is not None,
                          "net_isolation": active, "pool": self.pool_size > 0 and active},
             "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
                                                                    planning.DEFAULT_TMP_MB))},

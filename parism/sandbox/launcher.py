@@ -25,11 +25,13 @@ import subprocess
 import time
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Callable
 from typing import BinaryIO
 
 import psutil
 
 from parism.sandbox.bwrap import build_argv
+from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
@@ -112,7 +114,8 @@ class Prepared:
         self._info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         inherited = (control_r, out_w, err_w, info_w)
         user = plan.run_as
-        argv = [*oom_prefix(plan.oom_score_adj), plan.bwrap,
+        self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
+        argv = [*(self.cgroup.wrapper() if self.cgroup else []), *oom_prefix(plan.oom_score_adj), plan.bwrap,
                 *build_argv(plan, helper_command(plan, control_r, out_w, err_w), info_w)]
         try:
             self.proc = subprocess.Popen(
@@ -124,10 +127,13 @@ class Prepared:
         except BaseException:
             for fd in (self._control_w, status_r, out_r, err_r, self._info_r):
                 os.close(fd)
+            if self.cgroup:
+                self.cgroup.remove()
             raise
         finally:
             for fd in (*inherited, status_w):
                 os.close(fd)
+        self.on_end: Callable[[], None] | None = None  # the pool's refill trigger
         self.status = _StatusPipe(status_r)
         self.stdout: BinaryIO = os.fdopen(out_r, "rb")
         self.stderr: BinaryIO = os.fdopen(err_r, "rb")
@@ -164,6 +170,16 @@ class Prepared:
             os.close(self._control_w)
         return SandboxStarted(self)
 
+    def end(self, info_fd: int | None) -> None:
+        """Kill the sandbox's tree and remove its cgroup (if it has one)."""
+        kill_sandbox(self.proc, info_fd, sweep=not self.plan.pid_namespace)
+        if self.cgroup and self.proc.poll() is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        on_end, self.on_end = self.on_end, None
+        if on_end is not None:
+            on_end()
+
     def discard(self) -> None:
         """Kill an unused (or failed) sandbox and close its pipes."""
         if not self.used:
@@ -171,7 +187,7 @@ class Prepared:
         if self._control_w >= 0:
             os.close(self._control_w)
             self._control_w = -1
-        kill_sandbox(self.proc, self._info_r, sweep=not self.plan.pid_namespace)
+        self.end(self._info_r)
         self.status.close()
         self.stdout.close()
         self.stderr.close()
@@ -275,4 +291,4 @@ class SandboxStarted:
 
     def kill_tree(self) -> None:
         info, self._info_fd = self._info_fd, None
-        kill_sandbox(self._proc, info, sweep=not self._prepared.plan.pid_namespace)
+        self._prepared.end(info)

@@ -2,8 +2,8 @@
 
 A fresh bwrap plus the helper's start costs tens of milliseconds; a pooled one costs only the
 hand-over (one pipe write). Entries are single use: ``take`` removes the entry, the caller
-hands it one argv, and the executor kills its tree afterwards. A take schedules a refill of
-that plan on the pool's own long-lived thread — long-lived on purpose: bwrap's
+hands it one argv, and the executor kills its tree afterwards. The end of the call schedules
+a refill of that plan on the pool's own long-lived thread — long-lived on purpose: bwrap's
 ``--die-with-parent`` is a PDEATHSIG, which fires when the *thread* that forked it exits.
 
 Bounds: ``per_plan`` ready entries for at most ``max_plans`` plans (least recently used plan
@@ -41,15 +41,18 @@ class Pool:
         atexit.register(self.close)
 
     def take(self, plan: Plan) -> Prepared:
-        """A ready sandbox for ``plan`` (pooled if one is alive and fresh, else started now)."""
+        """A ready sandbox for ``plan`` (pooled if one is alive and fresh, else started now).
+
+        The refill is queued when the call *ends*: started during the call it would compete
+        with the command for the CPU."""
         entry = self._pop(plan)
-        if not self._closed:
-            self._todo.put(plan)
         if entry is not None:
             self.hits += 1
-            return entry
-        self.misses += 1
-        return Prepared(plan)
+        else:
+            self.misses += 1
+            entry = Prepared(plan)
+        entry.on_end = lambda: None if self._closed else self._todo.put(plan)
+        return entry
 
     def _pop(self, plan: Plan) -> Prepared | None:
         stale: list[Prepared] = []
@@ -117,3 +120,5 @@ class Pool:
         self._todo.put(None)
         for entry in entries:
             entry.discard()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(5.0)  # a sandbox being started right now is discarded by it

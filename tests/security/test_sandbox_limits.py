@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from parism.sandbox.bwrap import build_argv
+from parism.sandbox.cgroup import pids_root, sweep_pending
 from tests.security.sandbox.helpers import (PY3, SH, alive, decision, make_spec, marker, run,
                                             sandbox_factory, stragglers, workspace)
 
@@ -141,3 +142,24 @@ def test_tiocsti_cannot_type_into_the_terminal(sandbox_factory, workspace: Path)
     out, typed = _inject_via_pty([plan.bwrap, *build_argv(plan, [PY3, "-c", INJECT])])
     assert "REFUSED" in out, out
     assert b"Z" not in typed
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="rule root_masked only exists for a root server")
+def test_uid0_sandbox_is_capped_by_its_pids_cgroup(sandbox_factory) -> None:
+    """RLIMIT_NPROC does not bind host uid 0; the per-sandbox pids cgroup must. Bounded loop
+    (60 sleepers at most), so even a broken cap cannot hurt the machine."""
+    private = Path(tempfile.mkdtemp(prefix="parism-sbx-private-", dir="/tmp"))  # 0700: root_masked
+    token = marker()
+    code = ("import os, time\nn = 0\nfor _ in range(60):\n    try:\n        if os.fork() == 0:\n"
+            "            time.sleep(3); os._exit(0)\n        n += 1\n    except OSError:\n        break\nprint(n)")
+    try:
+        sb = sandbox_factory([str(private)], nproc=16)
+        assert sb.identity_for(str(private)).rule == "root_masked"
+        r = run(sb, [PY3, "-c", code, token], str(private))
+        assert 0 < int(r.out) < 16, r.out + r.err
+        assert stragglers(token) == []
+        sb.close()  # the pool's next sandbox has a cgroup of its own
+        sweep_pending(timeout=2.0)  # PID 1's zombie is reaped by the host's init, eventually
+        assert not [d for d in os.listdir(pids_root()) if d.startswith(f"parism-{os.getpid()}-")]
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

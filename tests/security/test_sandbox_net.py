@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,6 +55,9 @@ def test_network_allowed_by_policy(sandbox_factory, workspace: Path, listener, d
     sb = sandbox_factory([str(workspace)])
     r = run(sb, [PY3, "-c", CONNECT, str(port)], str(workspace), **dec)
     assert r.out.strip() == "CONNECTED", r.out + r.err
+    deadline = time.monotonic() + 5
+    while not received and time.monotonic() < deadline:  # the server thread records it
+        time.sleep(0.01)
     assert received == [b"ping"]
 
 
