@@ -196,7 +196,7 @@ def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool
             reason="parser_exception", message=f"{parser.id}: {type(exc).__name__}: {exc}"[:500]))
     if hasattr(value, "model_dump"):
         value = value.model_dump(mode="json", exclude_none=True)
-    if data_lines(text, parser) and silent_empty(value):
+    if silent_empty(value) and data_lines(text, parser):
         return ParseOutcome(parser=parser, parse_error=ParseError(
             reason="unrecognized_output", message=f"{parser.id}: the output has data lines but none was recognised"))
     if strict_schemas and parser.schema is not None:
