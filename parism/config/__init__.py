@@ -130,7 +130,7 @@ def _file_layer(path: str, origin_kind: str, warnings: list[str]) -> tuple[str, 
     return origin, leaves, problems + more
 
 
-def _profile_layer(profile: Profile, origin: str) -> tuple[Leaves, list[ConfigProblem]]:
+def _profile_layer(profile: Profile, cwd: str) -> tuple[Leaves, list[ConfigProblem]]:
     leaves: Leaves = {}
     problems: list[ConfigProblem] = []
     for table, model in (("guard", GuardSettings), ("sandbox", SandboxSettings)):
@@ -139,6 +139,7 @@ def _profile_layer(profile: Profile, origin: str) -> tuple[Leaves, list[ConfigPr
             problems.append(ConfigProblem(profile.path, "guard.profile", "a profile cannot select a profile"))
             raw = {k: v for k, v in raw.items() if k != "profile"}
         got, more = flatten(raw, profile.path, model, f"{table}.")
+        resolve_paths(got, os.path.dirname(profile.path) if os.path.isabs(profile.path) else cwd)
         leaves.update(got)
         problems.extend(more)
     return leaves, problems
@@ -167,9 +168,13 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
                 environ: Mapping[str, str] | None = None) -> LoadedConfig:
     """Load and validate every layer; never raises (problems are in ``.errors``)."""
     env = os.environ if environ is None else environ
-    server_cwd = os.path.abspath(cwd or os.getcwd())
     home = env.get("HOME") or os.path.expanduser("~")
     warnings: list[str] = []
+    try:
+        server_cwd = os.path.abspath(cwd or os.getcwd())
+    except OSError as exc:  # the start directory was removed
+        server_cwd = home
+        warnings.append(f"cannot read the working directory ({exc.strerror}); using {home}")
     errors: list[ConfigProblem] = []
     explicit = config_path or env.get("PARISM_CONFIG") or None
 
@@ -199,7 +204,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
     stack = _Stack()
     stack.values["guard.allowed_paths"] = [server_cwd]
     profile_origin = f"profile:{profile.path}"
-    leaves, problems = _profile_layer(profile, profile_origin)
+    leaves, problems = _profile_layer(profile, server_cwd)
     errors.extend(problems)
     stack.apply(leaves, profile_origin)
     for origin, leaves, problems, trusted in file_layers:

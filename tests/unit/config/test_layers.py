@@ -299,3 +299,23 @@ def test_error_message_names_every_problem(load: Load, dirs: Dirs) -> None:
     msg = cfg.error_message()
     assert f"{path}: guard.timout_ms: unknown key" in msg
     assert "env:PARISM_TIMEOUT_MS: guard.timeout_ms" in msg
+
+
+def test_custom_profile_paths_are_relative_to_the_profile_file(load: Load, dirs: Dirs, tmp_path) -> None:
+    (tmp_path / "team" / "work").mkdir(parents=True)
+    prof = dirs.write(tmp_path / "team" / "team.toml", '[guard]\nallowed_paths = ["./work"]\n')
+    cfg = load(PARISM_PROFILE=str(prof))
+    assert cfg.errors == []
+    assert cfg.settings.guard.allowed_paths == [str(tmp_path / "team" / "work")]
+
+
+def test_removed_start_directory_never_raises(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from parism.config import load_config
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    cfg = load_config(environ={"HOME": str(tmp_path)})
+    assert cfg.cwd == str(tmp_path)
+    assert any("cannot read the working directory" in w for w in cfg.warnings)
