@@ -117,11 +117,9 @@ async def _guarded(name: str, call: Callable[[], Awaitable[M]]) -> M:
 def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
     """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
     read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
-    guard = cfg.settings.guard
-    network = cfg.settings.sandbox.network or any(
-        policy is not None and policy.sandbox.network
-        for policy in (cfg.policy(cmd) for cmd in guard.allowed_commands)
-    )
+    master = cfg.settings.sandbox.network  # false takes the network from every command
+    boxes = [p.sandbox for p in map(cfg.policy, cfg.settings.guard.allowed_commands) if p is not None]
+    network = any(box.namespace == "host_net" or (master and box.network) for box in boxes)
     read_only = cfg.profile.name == "readonly" and not network
     return ToolAnnotations(
         read_only_hint=read_only,

@@ -90,9 +90,21 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
     for name in ("describe", "dry_run"):
         a = tools[name].annotations
         assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint) == (True, False, True, False)
+    # The test config allows only ls, git and sleep, none of which has network in the profile.
     run_ann = tools["run"].annotations
-    assert run_ann.destructive_hint is (not run_ann.read_only_hint)
+    assert (run_ann.read_only_hint, run_ann.destructive_hint, run_ann.open_world_hint) == (True, False, False)
+    assert run_ann.idempotent_hint is False
     assert tools["run_paged"].annotations == run_ann
+
+
+async def test_run_hints_follow_the_profile_network_grants(workdir: Path) -> None:
+    """The shipped readonly profile lets curl/dig/ping reach the network: run is open-world."""
+    (workdir / "parism-test.toml").write_text("[guard]\ntimeout_ms = 10000\n")
+    async with open_session(workdir) as session:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+    ann = tools["run"].annotations
+    assert ann is not None
+    assert (ann.read_only_hint, ann.destructive_hint, ann.open_world_hint) == (False, True, True)
 
 
 async def test_run_ls_la_parses_the_real_directory(session: ClientSession, workdir: Path) -> None:
