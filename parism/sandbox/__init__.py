@@ -126,7 +126,7 @@ class Sandbox:
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
             env=planning.sandbox_env(env, bind_paths), run_as=run_as,
-            deny_unix_sockets=planning.UNIX_FILTER,
+            deny_unix_sockets=planning.UNIX_FILTER and not planning.socket_binds(bind_paths),
             mask_files=mask_files, mask_dirs=mask_dirs,
         )
 

@@ -58,12 +58,18 @@ class Plan:
     @property
     def weak_binds(self) -> tuple[str, ...]:
         """Binds that weaken isolation a lot (a container engine socket is root-equivalent)."""
-        return tuple(b for b in self.binds if b in WEAKENING_BINDS or _is_socket(b))
+        return socket_binds(self.binds)
 
     @property
     def effective_level(self) -> str:
         """What this call gets: a weakening bind downgrades ``full`` to ``nested-weak``."""
         return "nested-weak" if self.weak_binds else self.level
+
+
+def socket_binds(binds: tuple[str, ...]) -> tuple[str, ...]:
+    """The binds that hand the sandbox a socket: the AF_UNIX filter is lifted for them (the
+    client could not connect otherwise) and the call is reported at a weaker level."""
+    return tuple(b for b in binds if b in WEAKENING_BINDS or _is_socket(b))
 
 
 def _is_socket(path: str) -> bool:

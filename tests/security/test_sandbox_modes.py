@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,30 @@ def test_env_variable_selects_the_mode(workspace: Path) -> None:
 ])
 def test_bwrap_errors_are_classified_by_substring(stderr: str, expected: str) -> None:
     assert expected in classify(stderr)
+
+
+def test_socket_bind_is_reported_weaker_and_reachable(sandbox_factory, workspace: Path) -> None:
+    """An engine-socket style bind (off by default in the profiles) lifts the AF_UNIX filter
+    for that command only, and the call says it ran at a weaker level."""
+    import socket
+    import tempfile
+
+    sock_dir = Path(tempfile.mkdtemp(prefix="parism-sbx-engine-", dir="/tmp"))
+    sock_dir.chmod(0o755)
+    srv = socket.socket(socket.AF_UNIX)
+    try:
+        srv.bind(str(sock_dir / "engine.sock"))
+        (sock_dir / "engine.sock").chmod(0o777)
+        srv.listen()
+        sb = sandbox_factory([str(workspace)])
+        code = "import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint('CONNECTED')"
+        argv = ["/usr/bin/python3", "-c", code, str(sock_dir / "engine.sock")]
+        dec = decision(binds=(str(sock_dir / "engine.sock"),))
+        launcher = sb.launcher(dec, make_spec(argv, str(workspace)))
+        assert sb.review(dec, launcher) == {"level": "nested-weak", "namespace_class": "isolated", "network": False}
+        assert execute(make_spec(argv, str(workspace)), launcher).stdout == b"CONNECTED\n"
+        plain = sb.launcher(decision(), make_spec(argv, str(workspace)))
+        assert sb.review(decision(), plain)["level"] == "full"
+    finally:
+        srv.close()
+        shutil.rmtree(sock_dir, ignore_errors=True)
