@@ -11,6 +11,7 @@ Schema::
                 expire?, family?, persistent?: bool}],
      interfaces?: [{iface, index?: int, mtu?: int|null, network?, address?,
                     <counters>: int|null, flg?}],
+     groups?: [{iface, refcnt: int, group}],
      skipped_sections?: [str], unparsed?: [str]}
 
 Why: ``local_address`` keeps the printed text (v1) and ``local_host``/``local_port`` split it at
@@ -50,7 +51,7 @@ _NAME_ALIASES = {
 _TEXT_COLUMNS = frozenset({"proto", "local_address", "foreign_address", "state", "user", "timer",
                            "tcpcb", "socket", "flowhash", "destination", "gateway", "genmask",
                            "flags", "iface", "expire", "network", "address", "flg", "program",
-                           "netmask", "interface"})
+                           "netmask", "interface", "group"})
 CONNECTION_FIELDS = ("proto", "recv_q", "send_q", "local_address", "local_host", "local_port",
                      "foreign_address", "foreign_host", "foreign_port", "state", "user", "inode", "pid",
                      "program", "info", "timer", "tcpcb", "socket", "flowhash", "rxbytes", "txbytes")
@@ -177,7 +178,9 @@ def _title_kind(s: str) -> str | None:
         return "route"  # Windows `netstat -r` / `route print`
     if s == "Interface List":
         return "winif"
-    if s in ("Active Routes:", "Persistent Routes:", "None") or s.strip("=") == "":
+    if s.endswith("Group Memberships"):
+        return "group"  # Linux -g
+    if s in ("Active Routes:", "Persistent Routes:", "None") or s.strip("=") == "" or s.strip("- ") == "":
         return "banner"
     return None
 
@@ -186,8 +189,12 @@ def parse(text: str, pin: ParseInput) -> dict:
     if pin.os == "windows" and pin.tokens.has("-e"):  # Windows -e: Ethernet statistics, not rows
         raise Unsupported("netstat -e on Windows prints interface statistics, not read by this parser",
                           hint_args=[a for a in pin.sub_args if a != "-e"] or ["-an"])
+    if pin.os == "linux" and pin.tokens.has("-i", "--interfaces") and pin.tokens.has("-e", "--extend"):
+        raise Unsupported("netstat -ie prints ifconfig-style blocks, not the interface table",
+                          hint_args=["-i"])
     sep = "." if pin.os in ("macos", "freebsd") else ":"
-    out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "skipped_sections": [], "unparsed": []}
+    out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "groups": [],
+                            "skipped_sections": [], "unparsed": []}
     mode: str | None = None
     cols: list[str] = []
     family: str | None = None
@@ -215,12 +222,14 @@ def parse(text: str, pin: ParseInput) -> dict:
             continue
         first = s.split(None, 1)[0]
         if first in ("Proto", "Tcpcb", "Socket", "Iface", "Destination") or (first == "Name" and "Mtu" in s) or (
-                first in ("Network", "If") and "Metric" in s):
+                first in ("Network", "If") and "Metric" in s) or (first == "Interface" and "RefCnt" in s):
             cols = [_field(n) for n in header_columns(s, _PHRASES)]
             if first in ("Name", "Iface"):
                 mode = "iface"
             elif first in ("Destination", "Network", "If"):
                 mode = "route"
+            elif first == "Interface":
+                mode = "group"
             else:
                 mode = "inet"
             continue
@@ -243,6 +252,11 @@ def parse(text: str, pin: ParseInput) -> dict:
                     row["persistent"] = True
                 out["routes"].append(row)
                 continue
+        elif mode == "group" and cols and (row := _table_row(tokens, cols, None)) is not None:
+            if "interface" in row:
+                row["iface"] = row.pop("interface")
+            out["groups"].append(row)
+            continue
         elif mode == "winif" and (m := _WIN_IFACE.match(s)):
             row = {"index": int(m.group("index")), "iface": m.group("name").strip()}
             if m.group("mac"):
@@ -255,8 +269,8 @@ def parse(text: str, pin: ParseInput) -> dict:
                 out["interfaces"].append(row)
                 continue
         out["unparsed"].append(s)
-    if not any(out[k] for k in ("connections", "routes", "interfaces")) and out["unparsed"]:
-        raise Unrecognized("netstat: no connection, route or interface row was recognised")
+    if not any(out[k] for k in ("connections", "routes", "interfaces", "groups")) and out["unparsed"]:
+        raise Unrecognized("netstat: no connection, route, interface or group row was recognised")
     return {k: v for k, v in out.items() if v or k == "connections"}
 
 
@@ -271,12 +285,12 @@ def _windows_owner(row: dict[str, object], s: str) -> None:
 
 
 _BOOL = ("-t", "-u", "-l", "-n", "-p", "-a", "-W", "-e", "-o", "-4", "-6", "-r", "-i", "-w", "-x",
-         "-A", "-T", "-b", "-N", "-v", "-Z", "-L", "-S", "-q", "-y")
-_BAD = ("-s", "--statistics", "-g", "--groups", "-M", "--masquerade", "-c", "--continuous")
+         "-A", "-T", "-b", "-N", "-v", "-Z", "-L", "-S", "-q", "-y", "-g")
+_BAD = ("-s", "--statistics", "-M", "--masquerade", "-c", "--continuous")
 _LONG = ("--tcp", "--udp", "--listening", "--numeric", "--programs", "--all", "--wide",
          "--extend", "--timers", "--route", "--interfaces", "--raw", "--numeric-hosts",
          "--numeric-ports", "--numeric-users", "--inet", "--inet6", "--udplite", "--sctp",
-         "--program", "--unix", "--verbose")
+         "--program", "--unix", "--verbose", "--groups")
 
 
 def _supports(tokens: Tokens) -> str | None:

@@ -123,6 +123,7 @@ def capture_network(listener: subprocess.Popen) -> None:
     save("netstat", "tuln", ["netstat", "-tuln"], sock, note)
     save("netstat", "tulpn", ["netstat", "-tulpn"], sock, note)
     save("netstat", "rn", ["netstat", "-rn"], {"routes": _routes()}, "routes from /proc/net/route")
+    save("netstat", "g", ["netstat", "-g"], {"ipv6_groups": _groups6()}, "IPv6 memberships from /proc/net/igmp6")
     save("netstat", "rn6", ["netstat", "-rn6"], {"routes": _routes6()}, "destinations from /proc/net/ipv6_route")
     up = sorted(n for n, st in psutil.net_if_stats().items() if st.isup)
     save("netstat", "i", ["netstat", "-i"], {"interfaces": up}, "names of the interfaces that are up, from psutil")
@@ -151,6 +152,14 @@ def _routes6() -> list[str]:
         f = line.split()
         addr = str(ipaddress.IPv6Address(bytes.fromhex(f[0])))
         out.append(f"{addr}/{int(f[1], 16)}")
+    return out
+
+
+def _groups6() -> list[list[str]]:
+    out = []
+    for line in Path("/proc/net/igmp6").read_text().splitlines():
+        f = line.split()
+        out.append([f[1], str(ipaddress.IPv6Address(bytes.fromhex(f[2])))])
     return out
 
 

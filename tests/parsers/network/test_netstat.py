@@ -121,3 +121,16 @@ def test_windows_e_is_unsupported() -> None:
     out = parse("netstat", ["-e"], "Interface Statistics\r\n\r\n  Bytes  1  2\r\n", "windows")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
     assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-an"]
+
+
+def test_group_memberships_match_proc() -> None:
+    parsed, exp = parse_fixture("linux", "netstat", "g")
+    pairs = {(g["iface"], g["group"]) for g in parsed["groups"]}
+    assert {tuple(p) for p in exp["ipv6_groups"]} <= pairs
+    assert all(isinstance(g["refcnt"], int) for g in parsed["groups"]) and "unparsed" not in parsed
+
+
+def test_linux_ie_is_unsupported() -> None:
+    out = parse("netstat", ["-ie"], "Kernel Interface table\neth0: flags=4163<UP>  mtu 1500\n")
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+    assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-i"]
