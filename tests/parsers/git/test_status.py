@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.parsers.git.gitrepo import build, git
+from tests.parsers.git.gitrepo import GIT_ENV, build, git
 from tests.parsers.text.realrun import parse, parsed
 
 EXPECTED = {  # path → (xy, orig_path): what gitrepo.build did to the work tree
@@ -107,3 +108,26 @@ def test_garbage_is_unrecognized() -> None:
     assert out.parse_error is not None and out.parse_error.reason == "unrecognized_output"
     out = parse("git", ["status"], "fatal: something\n")
     assert out.parse_error is not None and out.parse_error.reason == "unrecognized_output"
+
+
+def test_unmerged_paths_are_their_own_codes(tmp_path: Path) -> None:
+    """A real conflict: both sides changed c.txt (UU); 'theirs' deleted d.txt that we changed (UD)."""
+    git(tmp_path, "init", "-q", "-b", "main", "r")
+    repo = tmp_path / "r"
+    (repo / "c.txt").write_text("base\n")
+    (repo / "d.txt").write_text("base\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "theirs")
+    (repo / "c.txt").write_text("theirs\n")
+    (repo / "d.txt").unlink()
+    git(repo, "commit", "-q", "-am", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / "c.txt").write_text("ours\n")
+    (repo / "d.txt").write_text("ours\n")
+    git(repo, "commit", "-q", "-am", "ours")
+    proc = subprocess.run(["git", "merge", "theirs"], cwd=repo, capture_output=True, env=GIT_ENV)
+    assert proc.returncode != 0  # the conflict happened
+    want = {"c.txt": ("UU", None), "d.txt": ("UD", None)}
+    for args in ((), ("--porcelain",), ("--porcelain", "-z")):
+        assert _by_path(status(repo, *args)) == want
