@@ -26,5 +26,5 @@ PARSER = Parser(
         "branch": branch.PARSER,
         **misc.SUBCOMMANDS,
     },
-    examples=(("status", "--porcelain", "-b"), ("-C", "repo", "log", "-n", "5"), ("diff", "--cached")),
+    examples=(("-C", "repo", "log", "-n", "5"),),
 )

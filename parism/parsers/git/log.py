@@ -7,13 +7,13 @@ Schema::
     {commits: [{hash: str, parents?: [str], merge?: [str], refs?: [str],
                 author?: str, author_email?: str, date?: str, date_iso?: str,
                 committer?: str, committer_email?: str, commit_date?: str, commit_date_iso?: str,
-                tree?: str, message?: str,
+                tree?: str, message?: str, notes?: str,
                 stats?: {files_changed?: int, insertions?: int, deletions?: int,
                          files?: [{path: str, changes?: int, insertions?: int, deletions?: int,
                                    binary?: true}]}}]}
 
 ``message`` is the full message with git's 4-space indent removed (the subject alone for
-oneline formats). ``merge`` is the ``Merge:`` line (abbreviated parents). Dates keep the printed
+oneline formats); ``notes`` holds a ``Notes:`` section the same way. ``merge`` is the ``Merge:`` line (abbreviated parents). Dates keep the printed
 text; ``*_iso`` is added when the text is unambiguous. Empty names or emails (``Author:  <>``)
 stay absent. Decorations are read from ``commit <hash> (…)`` headers always, and from oneline
 subjects only with ``--decorate`` (otherwise a subject that starts with ``(`` stays intact).
@@ -62,6 +62,7 @@ class Commit(BaseModel):
     commit_date_iso: str | None = None
     tree: str | None = None
     message: str | None = None
+    notes: str | None = None
     stats: Stats | None = None
 
 
@@ -75,6 +76,7 @@ _PERSON = re.compile(r"^(.*?)\s*<([^<>]*)>$")
 _STAT = re.compile(r"^ (.+?) +\| +(?:(\d+)(?: [+-]*)?|Bin(?: (\d+) -> (\d+) bytes)?)$")
 _SUMMARY = re.compile(
     r"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
+_NOTES = re.compile(r"^Notes(?: \(.+\))?:$")
 _NUMSTAT = re.compile(r"^(\d+|-)\t(\d+|-)\t(.*)$")
 
 
@@ -154,13 +156,15 @@ def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None 
     commits: list[Commit] = []
     state = "none"
     msg: list[str] = []
+    notes: list[str] = []
 
     def close() -> None:
-        if commits and msg:
-            while msg and msg[-1] == "":
-                msg.pop()
-            commits[-1].message = "\n".join(msg) if msg else None
-        msg.clear()
+        for field, buf in (("message", msg), ("notes", notes)):
+            while buf and buf[-1] == "":
+                buf.pop()
+            if commits and buf:
+                setattr(commits[-1], field, "\n".join(buf))
+            buf.clear()
 
     i = start
     while i < len(lines):
@@ -179,8 +183,10 @@ def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None 
                 state = "message"
             elif not _header_line(line, commits[-1]):
                 raise Unrecognized(f"git log: unexpected header line {line[:80]!r}")
-        elif state == "message" and (line.startswith("    ") or line == ""):
-            msg.append(line[4:])
+        elif state in ("message", "notes") and (line.startswith("    ") or line == ""):
+            (msg if state == "message" else notes).append(line[4:])
+        elif _NOTES.match(line) and state == "message":
+            state = "notes"
         elif line and read_stat_line(line, commits[-1]):
             state = "stats"
         elif line:

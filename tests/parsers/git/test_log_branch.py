@@ -100,3 +100,12 @@ def test_bug_33_branch_plain_verbose_and_wip_message(work: Path, tmp_path: Path)
 def test_branch_garbage_is_unrecognized() -> None:
     out = parse("git", ["branch", "-v"], "fatal: not a git repository\n")
     assert out.parse_error is not None and out.parse_error.reason == "unrecognized_output"
+
+
+def test_notes_section_is_kept_apart(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "r")
+    repo = tmp_path / "r"
+    git(repo, "commit", "-q", "--allow-empty", "-m", "subject only")
+    git(repo, "notes", "add", "-m", "reviewed by Bob", "HEAD")
+    (c,) = log(repo)
+    assert (c["message"], c["notes"]) == ("subject only", "reviewed by Bob")
