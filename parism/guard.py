@@ -22,6 +22,7 @@ from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
 from parism.envelope import Failure
 from parism.paths import Roots, is_system_ancestor, looks_like_path
+from parism.policy.gitrepo import Repo, find_repo
 from parism.policy.network import host_problem, url_problem
 from parism.policy.rewrite import exec_args
 from parism.policy.rules import Classified, Value, classify
@@ -84,7 +85,8 @@ def _path_values(classified: Classified, cwd: str) -> list[Value]:
             if v.kind in PATH_KINDS or (v.kind in CHECKED_IF_PATHLIKE and looks_like_path(v.text, cwd))]
 
 
-def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) -> Decision | None:
+def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
+                 repo: Repo | None) -> Decision | None:
     cwd = decision.cwd
     if not os.path.isdir(cwd):
         return _refuse(decision, "path_not_allowed", f"Working directory '{cwd}' does not exist")
@@ -107,6 +109,13 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) 
             return _refuse(decision, "path_not_allowed",
                            f"Path argument '{value.arg}' resolves outside allowed paths. "
                            f"Allowed: {', '.join(allowed)}")
+    if repo is not None:
+        for where in (repo.work_dir, repo.git_dir):
+            if not roots.contains(where, "/"):
+                return _refuse(decision, "path_not_allowed",
+                               f"Repository '{where}' used by git is outside allowed paths. "
+                               f"Allowed: {', '.join(allowed)}",
+                               "run git from a repository inside the allowed paths")
     return None
 
 
@@ -162,6 +171,14 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
     return None
 
 
+def _git_repo(cwd: str, classified: Classified) -> Repo | None:
+    """The repository git will use: the cwd, moved by each ``-C``."""
+    where = cwd
+    for moved in classified.tokens.values("-C"):
+        where = os.path.join(where, os.path.expanduser(moved))
+    return find_repo(os.path.realpath(where))
+
+
 def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> None:
     box = policy.sandbox
     decision.namespace_class = box.namespace
@@ -203,14 +220,12 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     classified = classify(args, policy)
     decision.tokens = classified.tokens
     decision.subcommand = classified.subcommand
-    if (_check_paths(decision, classified, cfg) or _check_injection(decision, classified, args, cfg)
+    repo = _git_repo(decision.cwd, classified) if cmd == "git" else None
+    if (_check_paths(decision, classified, cfg, repo) or _check_injection(decision, classified, args, cfg)
             or _check_policy(decision, cmd, classified, cfg)):
         return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
-    repo_dir = decision.cwd
-    for moved in classified.tokens.values("-C") if cmd == "git" else []:
-        repo_dir = os.path.join(repo_dir, os.path.expanduser(moved))
-    decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo_dir)
+    decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
     _sandbox(decision, policy, cfg)
     decision.allowed = True
     return decision
