@@ -41,17 +41,17 @@ class PatternSpec:
 
 # Characters a token may contain once its prefix is known (the URL-safe base64 alphabet).
 _TOKEN = r"[A-Za-z0-9_\-]"
-# Words that make a key look secret in `key = value` / `"key": "value"` assignments.
+# Words that make a key look secret in `key = value` / `"key": "value"` assignments, followed by
+# the rest of the key (`_ACCESS_KEY`, `.value`; not `s` as in `tokens`). `auth` alone must end
+# the key (`"auth":` in Docker's config, npm's `_auth=`), so `SSH_AUTH_SOCK` is not a secret.
 _SECRET_KEYS = (
-    r"(?:password|passwd|passphrase|secret|token|api[_\-]?key|apikey|access[_\-]?key"
-    r"|private[_\-]?key|client[_\-]?secret|auth[_\-]?key)"
+    r"(?:(?:password|passwd|passphrase|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+    r"|account[_\-]?key|private[_\-]?key|client[_\-]?secret)(?:[_.\-][A-Za-z0-9_.\-]{0,40})?"
+    r"|\bauth|_auth)"
 )
-# The rest of the key (`_ACCESS_KEY`, `.value`, not `s` as in `tokens`) and the separator: `=`,
-# a quoted key's `:`, or a bare key's `: ` (a bare `key:value` is an SELinux label, not YAML).
-_KEY_TAIL = (
-    r"(?:[_.\-][A-Za-z0-9_.\-]{0,40})?"
-    r"(?:[\"'][ \t]*[:=][ \t]*|[ \t]*=[ \t]*|[ \t]*:[ \t]+)"
-)
+# The separator: `=`, a quoted key's `:`, or a bare key's `: ` (a bare `key:value` is an SELinux
+# label, not YAML).
+_KEY_TAIL = r"(?:[\"'][ \t]*[:=][ \t]*|[ \t]*=[ \t]*|[ \t]*:[ \t]+)"
 # The value of an assignment: a double-quoted, single-quoted or bare run of characters.
 _VALUE = (
     r"(?:\"(?P<secret>[^\"\n]+)\"|'(?P<secret2>[^'\n]+)'"
@@ -128,7 +128,20 @@ DEFAULT_PATTERNS: tuple[PatternSpec, ...] = (
         "basic_auth_header",
         r"(?i)\bauthorization\"?\s*[:=]\s*\"?basic\s+(?P<secret>[A-Za-z0-9+/=]{8,})",
     ),
-    # password=, secret: , "api_key": "…", AWS_SECRET_ACCESS_KEY=… and the like.
+    # Base64-encoded private keys in kubeconfig files (`client-key-data: …`).
+    PatternSpec(
+        "kubeconfig_key_data",
+        r"(?i)\b(?:client|private)-key-data[\"']?\s*:\s*[\"']?(?P<secret>[A-Za-z0-9+/=]{16,})",
+    ),
+    # .netrc / _netrc: `machine … login … password …`, on one line or one token per line.
+    PatternSpec("netrc_password", r"(?i)\blogin\s+\S+\s+password\s+(?P<secret>\S+)"),
+    # The line form may carry a `grep` (`file:12:`) or diff (`+`) prefix.
+    PatternSpec(
+        "netrc_password_line",
+        r"(?im)^(?:[^\s:]+:(?:[0-9]+:)?|[+\- ])?[ \t]*password[ \t]+(?P<secret>\S+)[ \t]*$",
+    ),
+    # password=, secret: , "api_key": "…", "auth": "…" (Docker config), AccountKey=… (Azure),
+    # AWS_SECRET_ACCESS_KEY=… and the like.
     PatternSpec(
         "secret_assignment",
         r"(?i)" + _SECRET_KEYS + _KEY_TAIL + _VALUE,

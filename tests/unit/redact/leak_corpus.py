@@ -117,6 +117,13 @@ BASIC = base64.b64encode(f"deploy:{rand(ALNUM, 16)}".encode()).decode()
 KUBE_JSON_A, KUBE_JSON_B = _kube_values()
 KUBE_YAML_A, KUBE_YAML_B = _kube_values()
 KUBE_STRING_DATA = rand(ALNUM, 24)
+DOCKER_AUTH = base64.b64encode(f"ada:{rand(ALNUM, 20)}".encode()).decode()
+NPMRC_AUTH = base64.b64encode(f"ada:{rand(ALNUM, 20)}".encode()).decode()
+NETRC_INLINE = rand(ALNUM, 24)
+NETRC_LINE = rand(ALNUM + "!@#", 18)
+KUBECONFIG_KEY = base64.b64encode(b"-----BEGIN EC PRIVATE KEY-----\n" + rand(B64, 96).encode()).decode()
+AZURE_ACCOUNT_KEY = rand(B64, 86) + "=="
+GCP_KEY_BODY = _pem_body(4)
 MULTILINE_YAML_CERT_KEY = rand(B64, 64)
 
 LEAKS: tuple[Leak, ...] = (
@@ -166,6 +173,22 @@ LEAKS: tuple[Leak, ...] = (
     Leak("quoted_password", QUOTED_PASSWORD, f"SMTP_PASSWORD='{QUOTED_PASSWORD}'"),
     Leak("bearer_header", BEARER, f"> Authorization: Bearer {BEARER}"),
     Leak("basic_header", BASIC, f"> Authorization: Basic {BASIC}"),
+    Leak("docker_config_auth", DOCKER_AUTH, f'    "https://index.docker.io/v1/": {{"auth": "{DOCKER_AUTH}"}}'),
+    Leak("npmrc_auth", NPMRC_AUTH, f"//npm.internal.example/:_auth={NPMRC_AUTH}"),
+    Leak("netrc_inline", NETRC_INLINE, f"machine api.heroku.com login ada@example.com password {NETRC_INLINE}"),
+    Leak("netrc_line", NETRC_LINE, f"machine git.example.com\n  login ada\n  password {NETRC_LINE}"),
+    Leak("kubeconfig_key_data", KUBECONFIG_KEY, f"    client-key-data: {KUBECONFIG_KEY}"),
+    Leak(
+        "azure_account_key",
+        AZURE_ACCOUNT_KEY,
+        f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={AZURE_ACCOUNT_KEY};EndpointSuffix=core.windows.net",
+    ),
+    Leak(
+        "gcp_service_account",
+        GCP_KEY_BODY,
+        json.dumps({"type": "service_account", "private_key":
+                    f"-----BEGIN PRIVATE KEY-----\n{GCP_KEY_BODY}-----END PRIVATE KEY-----\n"}),
+    ),
     Leak("kube_json_data_a", KUBE_JSON_A, f'"password": "{KUBE_JSON_A}"'),
     Leak("kube_json_data_b", KUBE_JSON_B, f'"dsn": "{KUBE_JSON_B}"'),
     Leak("kube_yaml_data_a", KUBE_YAML_A, f"  username: {KUBE_YAML_A}"),

@@ -153,3 +153,14 @@ def test_truncated_empty_assignment_gets_no_marker(redactor: Redactor) -> None:
 
 def test_short_argument_values_are_not_searched_in_messages(redactor: Redactor) -> None:
     assert redactor.mask_text("a bad arg", args=["--pass", "a"]) == "a bad arg"
+
+
+def test_service_account_json_stays_valid_json(redactor: Redactor) -> None:
+    leak = next(leak for leak in LEAKS if leak.family == "gcp_service_account")
+    doc = json.loads(redactor.mask(leak.text).text)
+    assert doc == {"type": "service_account", "private_key": "[REDACTED]"}
+
+
+def test_socket_paths_and_author_keys_are_not_secrets(redactor: Redactor) -> None:
+    text = "SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock\nauthor = Ada\nAUTHOR_EMAIL=ada@example.com\n"
+    assert redactor.mask(text).text == text
