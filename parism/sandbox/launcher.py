@@ -134,6 +134,7 @@ class Prepared:
             for fd in (*inherited, status_w):
                 os.close(fd)
         self.on_end: Callable[[], None] | None = None  # the pool's refill trigger
+        self.fingerprint = plan.fingerprint()
         self.status = _StatusPipe(status_r)
         self.stdout: BinaryIO = os.fdopen(out_r, "rb")
         self.stderr: BinaryIO = os.fdopen(err_r, "rb")
@@ -142,6 +143,10 @@ class Prepared:
     @property
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def current(self) -> bool:
+        """Still alive, and its bind sources are still the inodes it bound."""
+        return self.alive and self.fingerprint == self.plan.fingerprint()
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
         """Block until the helper waits for its argv; raise ``SandboxError`` if bwrap failed."""

@@ -50,6 +50,18 @@ class Plan:
     mask_files: tuple[str, ...] = ()
     mask_dirs: tuple[str, ...] = ()
 
+    def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
+        """(device, inode) of every bind source: a sandbox pre-started for this plan binds
+        those inodes, so a directory deleted and recreated since must not be served."""
+        out: list[tuple[int, int] | None] = []
+        for path in (self.cwd, self.git_dir, *self.ro_paths, *self.binds):
+            try:
+                st = os.stat(path) if path else None
+                out.append((st.st_dev, st.st_ino) if st else None)
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
     @property
     def pid_namespace(self) -> bool:
         """A pid namespace with its own /proc: the tree dies with the call (not for ps, or nested)."""

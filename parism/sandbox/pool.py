@@ -7,7 +7,8 @@ a refill of that plan on the pool's own long-lived thread — long-lived on purp
 ``--die-with-parent`` is a PDEATHSIG, which fires when the *thread* that forked it exits.
 
 Bounds: ``per_plan`` ready entries for at most ``max_plans`` plans (least recently used plan
-evicted), and entries older than ``max_age_s`` are replaced (mounts were taken at start time).
+evicted); an entry older than ``max_age_s``, or whose bind sources are no longer the inodes it
+bound (a directory deleted and recreated), is replaced by a cold start.
 ``close`` kills every unused entry; it runs at interpreter exit too. If the server dies
 without closing, each helper reads EOF on its control pipe and exits, ending its sandbox.
 """
@@ -25,7 +26,7 @@ from parism.sandbox.plan import Plan
 
 
 class Pool:
-    def __init__(self, per_plan: int = 1, max_plans: int = 4, max_age_s: float = 60.0) -> None:
+    def __init__(self, per_plan: int = 1, max_plans: int = 4, max_age_s: float = 600.0) -> None:
         self.per_plan = per_plan
         self.max_plans = max_plans
         self.max_age_s = max_age_s
@@ -61,7 +62,7 @@ class Pool:
             ready = self._ready.get(plan)
             while ready and found is None:
                 born, entry = ready.popleft()
-                if entry.alive and time.monotonic() - born < self.max_age_s:
+                if time.monotonic() - born < self.max_age_s and entry.current():
                     found = entry
                 else:
                     stale.append(entry)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -138,3 +139,18 @@ def test_server_killed_hard_leaves_no_sandbox(workspace: Path) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_recreated_workspace_is_not_served_by_a_stale_sandbox(sandbox_factory, workspace: Path) -> None:
+    """A pre-started sandbox binds the directory's inode: after `rm -rf ws && mkdir ws` it
+    would show the deleted directory. It must be replaced, not used."""
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    run(sb, ["/usr/bin/true"], str(workspace))
+    _wait_ready(sb._pool, plan)
+    shutil.rmtree(workspace)
+    workspace.mkdir(mode=0o755)
+    (workspace / "fresh.txt").write_text("new\n")
+    r = run(sb, ["/usr/bin/ls"], str(workspace))
+    assert r.out == "fresh.txt\n", r.out + r.err
+    assert (sb._pool.hits, sb._pool.misses) == (0, 2)
