@@ -10,7 +10,8 @@ Schema::
                 tree?: str, message?: str, notes?: str,
                 stats?: {files_changed?: int, insertions?: int, deletions?: int,
                          files?: [{path: str, changes?: int, insertions?: int, deletions?: int,
-                                   binary?: true}]}}]}
+                                   binary?: true}]},
+                files?: [{…git diff file…}]}]}                     (with -p: the commit's patch)
 
 ``message`` is the full message with git's 4-space indent removed (the subject alone for
 oneline formats); ``notes`` holds a ``Notes:`` section the same way. ``merge`` is the ``Merge:`` line (abbreviated parents). Dates keep the printed
@@ -28,6 +29,7 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
 from parism.parsers.dates import ctime_zone_to_iso, gnu_to_iso
+from parism.parsers.git._patch import DiffFile, parse_files
 from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
 from parism.parsers.text._common import drop_flags, split_lines
 
@@ -64,6 +66,7 @@ class Commit(BaseModel):
     message: str | None = None
     notes: str | None = None
     stats: Stats | None = None
+    files: list[DiffFile] | None = None
 
 
 class LogResult(BaseModel):
@@ -76,6 +79,7 @@ _PERSON = re.compile(r"^(.*?)\s*<([^<>]*)>$")
 _STAT = re.compile(r"^ (.+?) +\| +(?:(\d+)(?: [+-]*)?|Bin(?: (\d+) -> (\d+) bytes)?)$")
 _SUMMARY = re.compile(
     r"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
+_DIFF_START = re.compile(r"^diff --(?:git|cc|combined) ")
 _NOTES = re.compile(r"^Notes(?: \(.+\))?:$")
 _NUMSTAT = re.compile(r"^(\d+|-)\t(\d+|-)\t(.*)$")
 
@@ -99,29 +103,34 @@ def _person(value: str) -> tuple[str | None, str | None]:
     return m.group(1) or None, m.group(2) or None
 
 
-def read_stat_line(line: str, commit: Commit) -> bool:
-    """Add one ``--stat``/``--shortstat``/``--numstat`` line to ``commit``; False if not one."""
-    stats = commit.stats or Stats()
+def read_stat_line(line: str, stats: Stats) -> bool:
+    """Add one ``--stat``/``--shortstat``/``--numstat`` line to ``stats``; False if not one."""
     if m := _SUMMARY.match(line):
         stats.files_changed = int(m.group(1))
         stats.insertions = int(m.group(2) or 0)
         stats.deletions = int(m.group(3) or 0)
-    elif m := _STAT.match(line):
+        return True
+    if m := _STAT.match(line):
         fs = FileStat(path=m.group(1))
         if m.group(2) is not None:
             fs.changes = int(m.group(2))
         else:
             fs.binary = True
-        stats.files = stats.files if stats.files is not None else []
-        stats.files.append(fs)
     elif m := _NUMSTAT.match(line):
         binary = m.group(1) == "-"
         fs = FileStat(path=m.group(3), binary=binary or None,
                       insertions=None if binary else int(m.group(1)),
                       deletions=None if binary else int(m.group(2)))
-        stats.files = stats.files if stats.files is not None else []
-        stats.files.append(fs)
     else:
+        return False
+    stats.files = stats.files if stats.files is not None else []
+    stats.files.append(fs)
+    return True
+
+
+def _commit_stat(line: str, commit: Commit) -> bool:
+    stats = commit.stats or Stats()
+    if not read_stat_line(line, stats):
         return False
     commit.stats = stats
     return True
@@ -150,9 +159,9 @@ def _header_line(line: str, c: Commit) -> bool:
     return True
 
 
-def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None = None) -> tuple[list[Commit], int]:
-    """Read ``commit <hash>`` blocks from ``lines[start:]``; stop at a line matching ``stop``
-    (``git show`` hands the rest to the diff reader). Returns (commits, index reached)."""
+def parse_blocks(lines: list[str], prefixed: bool = True) -> list[Commit]:
+    """Read ``commit <hash>`` blocks; a patch (``-p``, ``git show``) after a commit's message runs
+    to the next ``commit <hash>`` line (patch lines never start with that) and becomes ``files``."""
     commits: list[Commit] = []
     state = "none"
     msg: list[str] = []
@@ -166,13 +175,17 @@ def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None 
                 setattr(commits[-1], field, "\n".join(buf))
             buf.clear()
 
-    i = start
+    i = 0
     while i < len(lines):
         line = lines[i]
-        if stop is not None and stop.match(line):
-            break
         i += 1
-        if m := _HEADER.match(line):
+        if _DIFF_START.match(line) and commits and state != "header":
+            end = i
+            while end < len(lines) and not _HEADER.match(lines[end]):
+                end += 1
+            commits[-1].files = parse_files(lines[i - 1:end], 0, prefixed)
+            i, state = end, "patch"
+        elif m := _HEADER.match(line):
             close()
             commits.append(Commit(hash=m.group(1), refs=refs_of(m.group(2)) if m.group(2) else None))
             state = "header"
@@ -187,12 +200,12 @@ def parse_blocks(lines: list[str], start: int = 0, stop: re.Pattern[str] | None 
             (msg if state == "message" else notes).append(line[4:])
         elif _NOTES.match(line) and state == "message":
             state = "notes"
-        elif line and read_stat_line(line, commits[-1]):
+        elif line and _commit_stat(line, commits[-1]):
             state = "stats"
         elif line:
             raise Unrecognized(f"git log: unexpected line {line[:80]!r}")
     close()
-    return commits, i
+    return commits
 
 
 def parse_oneline(lines: list[str], decorate: bool) -> list[Commit]:
@@ -208,7 +221,7 @@ def parse_oneline(lines: list[str], decorate: bool) -> list[Commit]:
                 deco, _, subject = subject[1:].partition(") ") if ") " in subject else (subject[1:-1], "", "")
                 refs = refs_of(deco)
             commits.append(Commit(hash=m.group(1), refs=refs, message=subject))
-        elif not (commits and read_stat_line(line, commits[-1])):
+        elif not (commits and _commit_stat(line, commits[-1])):
             raise Unrecognized(f"git log --oneline: unexpected line {line[:80]!r}")
     return commits
 
@@ -220,7 +233,7 @@ def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
             continue
         got = split_line(line, fmt)
         if got is None:
-            if commits and read_stat_line(line, commits[-1]):
+            if commits and _commit_stat(line, commits[-1]):
                 continue
             raise Unrecognized(f"git log --format: line does not fit the format: {line[:80]!r}")
         values: dict[str, object] = {}
@@ -251,6 +264,9 @@ def _pretty(tokens: object) -> str | None:
 
 def _supports(tokens: object) -> str | None:
     fmt = _pretty(tokens)
+    multi_line = fmt is None or (fmt in NAMED and fmt != "oneline")
+    if tokens.has("-p", "-u", "--patch", "--cc") and not multi_line:  # type: ignore[attr-defined]
+        return "-p is read with the multi-line formats only"
     if fmt is None or fmt in NAMED:
         return None
     got = compile_format(fmt)
@@ -265,7 +281,7 @@ def parse(text: str, pin: ParseInput) -> LogResult:
         decorate = pin.tokens.has("--decorate") and (not deco or deco[-1] != "no")
         return LogResult(commits=parse_oneline(lines, decorate))
     if fmt is None or fmt in NAMED:
-        return LogResult(commits=parse_blocks(lines)[0])
+        return LogResult(commits=parse_blocks(lines, not pin.tokens.has("--no-prefix")))
     compiled = compile_format(fmt)
     if isinstance(compiled, str):
         raise Unsupported(f"git log: {compiled}", hint_args=hint(pin.sub_args))
@@ -287,7 +303,8 @@ _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev
          "--numstat --follow --date-order --topo-order --author-date-order --use-mailmap --no-walk "
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
-         "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv").split()
+         "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv -p -u --patch "
+         "--no-prefix --cc").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
     "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
     "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",

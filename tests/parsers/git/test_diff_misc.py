@@ -52,9 +52,24 @@ def test_name_status_and_numstat(work: Path) -> None:
     assert num["bin.dat"]["binary"] is True and num["gone.txt"]["deletions"] == 1
 
 
-def test_stat_is_out_of_range_with_numstat_hint() -> None:
-    out = parse("git", ["diff", "--stat"], " a | 1 +\n")
+def test_stat_forms(work: Path) -> None:
+    res = parsed("git", ["diff", "--cached", "--stat"], git(work, "diff", "--cached", "--stat"))
+    assert res["files"] == [] and res["stats"]["files_changed"] == 5
+    by = {f["path"]: f for f in res["stats"]["files"]}
+    assert by["a.txt"]["changes"] == 2  # one line removed, one added
+    out = parse("git", ["diff", "--stat=80"], " a | 1 +\n")
     assert out.parse_error is not None and out.parse_error.hint.args == ["diff", "--numstat"]
+
+
+def test_log_patch_and_show_stat(work: Path) -> None:
+    commits = parsed("git", ["log", "-p", "-n", "2"], git(work, "log", "-p", "-n", "2"))["commits"]
+    local = [c for c in commits if c["message"] == "local side"][0]
+    assert [f["path"] for f in local["files"]] == ["a.txt"]
+    assert local["files"][0]["hunks"][0]["lines"][-1] == "+four"
+    show = parsed("git", ["show", "--stat", "HEAD"], git(work, "show", "--stat", "HEAD"))
+    assert show["files"] == [] and show["commit"]["stats"]["files"] == [{"path": "a.txt", "changes": 1}]
+    out = parse("git", ["log", "-p", "--oneline"], "")
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
 
 
 def test_content_that_looks_like_a_header_stays_in_the_hunk(tmp_path: Path) -> None:
