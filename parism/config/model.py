@@ -23,6 +23,15 @@ DEFAULT_ENV_PATTERNS: list[str] = ["TOKEN", "SECRET", "AUTHZ", "PASSWORD", "PASS
                                    "KEY", "AUTH", "_URL"]
 
 
+# contract §8.5 (v1 defaults).  The policies already refuse these flags; the restrictions stay
+# as a second, visible line (describe shows them) that an untrusted project cannot remove.
+DEFAULT_ARG_RESTRICTIONS: dict[str, list[str]] = {
+    "node": ["-e", "--eval", "-r", "--require", "-p", "--print", "--input-type"],
+    "npx": ["--yes", "-y"],
+    "curl": ["-d", "--data", "-F", "--upload-file", "-T", "-K", "--config", "-o", "--output", "-O"],
+}
+
+
 class Strict(BaseModel):
     """Base for every config table: unknown keys are errors, types are strict (``"10"`` is not
     an integer), values are validated on assignment."""
@@ -112,7 +121,8 @@ class GuardSettings(Strict):
     max_page_size: int = Field(default=1000, ge=1)
     max_concurrency: int = Field(default=4, ge=1)
     block_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_BLOCK_PATTERNS))
-    command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=dict)
+    command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=lambda: {
+        cmd: ArgRestriction(blocked_flags=list(flags)) for cmd, flags in DEFAULT_ARG_RESTRICTIONS.items()})
     command_policies: dict[str, CommandPolicy] = Field(default_factory=dict)
     secrets: Secrets = Field(default_factory=Secrets)
 

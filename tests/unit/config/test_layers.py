@@ -71,6 +71,7 @@ def test_effective_lists_every_key_with_value_and_origin(load: Load, dirs: Dirs)
     ('[audit]\npath = "/tmp/elsewhere.jsonl"\n', "audit.path"),
     ('[parsers]\nexternal_isolation = "none"\n', "parsers.external_isolation"),
     ("trust_project_config = true\n", "trust_project_config"),
+    ("[guard.command_arg_restrictions.curl]\nblocked_flags = []\n", "guard.command_arg_restrictions"),
 ])
 def test_untrusted_project_cannot_widen(load: Load, dirs: Dirs, text: str, key: str) -> None:
     path = dirs.write(dirs.project_toml, text)

@@ -121,3 +121,10 @@ def test_never_ends_hint_names_the_fix(tmp_path: Path) -> None:
 def test_args_must_be_a_list(tmp_path: Path) -> None:
     d = check("ls", "-la", None, _load(tmp_path))  # type: ignore[arg-type]
     assert d.failure is not None and d.failure.reason == "arg_not_allowed"
+
+
+def test_default_arg_restrictions_stay_when_a_policy_allows_the_flag(tmp_path: Path) -> None:
+    cfg = _load(tmp_path, '[guard.command_policies.curl]\npositionals = "url"\nflags = { "-o" = "path" }\n')
+    assert "-o" in cfg.settings.guard.command_arg_restrictions["curl"].blocked_flags
+    d = check("curl", ["-o", "out.html", "https://example.com/"], None, cfg)
+    assert d.failure is not None and "command_arg_restrictions.curl" in (d.failure.hint or "")
