@@ -99,12 +99,12 @@ class Engine:
             format: str | None = None, includeDiff: bool = False,
             contract_version: str = "stable") -> Envelope:
         req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
-        return self._run(req, CancelToken())
+        return self._echo_masked(req, self._run(req, CancelToken()))
 
     def run_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
                   page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
         req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
-        return self._run_paged(req, page, page_size, CancelToken())
+        return self._echo_masked(req, self._run_paged(req, page, page_size, CancelToken()))
 
     def describe(self, cmd: str | None = None) -> DescribeResult:
         if cmd is None:
@@ -132,8 +132,8 @@ class Engine:
         req = Request("parse", cmd, list(args or []), None, format)
         bad = self._bad_request(req)
         if bad is not None:
-            return bad
-        return self.finisher.parse_saved(req, raw, os)
+            return self._echo_masked(req, bad)
+        return self._echo_masked(req, self.finisher.parse_saved(req, raw, os))
 
     def close(self) -> None:
         """Release what the engine holds between calls (the sandbox's pre-started pool)."""
@@ -145,12 +145,12 @@ class Engine:
                    format: str | None = None, includeDiff: bool = False,
                    contract_version: str = "stable") -> Envelope:
         req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
-        return await _in_thread(lambda tok: self._run(req, tok))
+        return self._echo_masked(req, await _in_thread(lambda tok: self._run(req, tok)))
 
     async def arun_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
                          page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
         req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
-        return await _in_thread(lambda tok: self._run_paged(req, page, page_size, tok))
+        return self._echo_masked(req, await _in_thread(lambda tok: self._run_paged(req, page, page_size, tok)))
 
     # -- pipeline -----------------------------------------------------------------------
 
@@ -285,6 +285,12 @@ class Engine:
     def _usable(self, cmd: str, args: list[str], cwd: str) -> bool:
         return self._passes(cmd, args, cwd) and isinstance(resolve_binary(cmd, self.child_env.env.get("PATH", "")), str)
 
+    def _echo_masked(self, req: Request, env: Envelope) -> Envelope:
+        """The envelope's own echoes of the request (``cmd``, ``cwd``) masked like its messages:
+        a token typed as the command name or inside a path must not come back."""
+        mask = self._masker(str(req.cmd), [str(a) for a in req.args])
+        return env.model_copy(update={"cmd": mask(env.cmd), "cwd": mask(env.cwd)})
+
     def _masker(self, cmd: str, args: list[str]) -> Callable[[str], str]:
         return lambda text: self.redactor.mask_text(text, args=args, cmd=cmd)
 
@@ -297,7 +303,8 @@ class Engine:
     def _audit(self, req: Request, decision: str, reason: str | None, exit_code: int | None,
                duration_ms: int) -> None:
         args = self.redactor.mask_args([str(a) for a in req.args], cmd=str(req.cmd))
-        self.audit.record(tool=req.tool, cmd=str(req.cmd), args=args, cwd=str(req.cwd or self.cfg.cwd),
+        mask = self._masker(str(req.cmd), [str(a) for a in req.args])
+        self.audit.record(tool=req.tool, cmd=mask(str(req.cmd)), args=args, cwd=mask(str(req.cwd or self.cfg.cwd)),
                           decision=decision, reason=reason, exit_code=exit_code, duration_ms=duration_ms)
 
 

@@ -91,7 +91,12 @@ class Ran:
                           (c.exit_code != 0, "non_zero_exit")):
             if flag:
                 return why
-        return "withheld" if any(o.stage == "privacy" for o in self.omissions) else None
+        return "withheld" if self.withheld else None
+
+    @property
+    def withheld(self) -> bool:
+        """A stream was withheld because a redaction pattern could not finish (fail closed)."""
+        return any(o.stage == "privacy" for o in self.omissions)
 
     def size(self) -> int:
         return len(self.stdout_text.encode("utf-8", "replace")) + len(self.stderr_text.encode("utf-8", "replace"))
@@ -248,7 +253,8 @@ class Finisher:
             source_complete=not (cap.stdout_truncated or cap.timed_out or cap.cancelled),
             parse_complete=parse_complete,  # type: ignore[arg-type]
             representation_lossless=body.lossless,
-            privacy_transform="masked" if ran.redactions else "none", retained=False,
+            privacy_transform="masked" if ran.redactions or ran.withheld else "none",
+            retained=False,
             warnings=ran.warnings + body.warnings,
             sandbox=SandboxReview(**sandbox) if sandbox else None,
         )

@@ -208,13 +208,7 @@ RUNS: list[tuple[str, str, list[str], str]] = [  # (id, cmd, args, cwd relative 
     ("guard_cwd_with_token", "cat", [".env"], f"/nonexistent/{NPM}"),
 ]
 ECHO_OF_CMD_AND_CWD = {"guard_cmd_is_token", "guard_cwd_with_token"}
-ENGINE_GAP = pytest.mark.xfail(
-    strict=True, reason="engine does not pass Envelope.cmd / Envelope.cwd / audit cmd, cwd "
-    "through redactor.mask_text yet (reported to the engine owner)")
-RUN_PARAMS = [
-    pytest.param(*run, id=run[0], marks=[ENGINE_GAP] if run[0] in ECHO_OF_CMD_AND_CWD else [])
-    for run in RUNS
-]
+RUN_PARAMS = [pytest.param(*run, id=run[0]) for run in RUNS]
 EXTRA_SECRETS = ["hunter2-Zq81-Vx07-long"]
 
 
@@ -322,7 +316,6 @@ def test_audit_log_has_no_secret(setup: dict[str, Any]) -> None:
     assert check(audit_lines(setup, [r for r in RUNS if r[0] not in ECHO_OF_CMD_AND_CWD])) == []
 
 
-@ENGINE_GAP
 def test_audit_log_masks_cmd_and_cwd(setup: dict[str, Any]) -> None:
     assert check(audit_lines(setup, [r for r in RUNS if r[0] in ECHO_OF_CMD_AND_CWD])) == []
 
@@ -373,8 +366,6 @@ def test_capture_output_has_no_secret(setup: dict[str, Any]) -> None:
     assert check(texts) == []
 
 
-@pytest.mark.xfail(strict=True, reason="engine reports privacy_transform 'none' when a stream was "
-                   "withheld (reported to the engine owner)")
 def test_withheld_output_is_a_privacy_transform(setup: dict[str, Any]) -> None:
     env = setup["engines"]["fallback"].run("cat", ["backtrack.txt"], cwd=ws_path(setup, "."),
                                            contract_version="next")
