@@ -4,7 +4,7 @@ The server holds no pipeline logic.  Each tool returns ``Annotated[CallToolResul
 control the text block (compact JSON, the same bytes as ``structuredContent``) and ``isError``
 (spec decision 11) while the SDK still publishes and checks the ``outputSchema``.  Cancellation
 reaches the engine as anyio cancellation of the tool task (the engine kills the child tree);
-SIGTERM/SIGINT/SIGHUP are turned into the same cancellation by :func:`serve`, because the SDK
+:func:`_exit_on_signal` turns SIGTERM/SIGINT/SIGHUP into the same cancellation, because the SDK
 does not handle them and a dying server would otherwise orphan its children.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -25,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from parism.cli.signals import next_signal
 from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
 
 if TYPE_CHECKING:
@@ -200,19 +200,18 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
     The exit is forced (``os._exit``) because the SDK's stdin reader sits in a worker thread
     that cancellation cannot interrupt; a timer guarantees it even if a cleanup hangs.
     """
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
-        async for signum in signals:
-            log.warning("received signal %d, cancelling in-flight calls", signum)
-            timer = threading.Timer(HARD_EXIT_GRACE_S, os._exit, args=(128 + signum,))
-            timer.daemon = True
-            timer.start()
-            scope.cancel()
-            with anyio.CancelScope(shield=True):
-                await anyio.sleep(0)  # let the cancelled handlers start their cleanup
-                while InFlight.count:
-                    await anyio.sleep(0.01)
-            logging.shutdown()
-            os._exit(128 + signum)
+    signum = await next_signal()
+    log.warning("received signal %d, cancelling in-flight calls", signum)
+    timer = threading.Timer(HARD_EXIT_GRACE_S, os._exit, args=(128 + signum,))
+    timer.daemon = True
+    timer.start()
+    scope.cancel()
+    with anyio.CancelScope(shield=True):
+        await anyio.sleep(0)  # let the cancelled handlers start their cleanup
+        while InFlight.count:
+            await anyio.sleep(0.01)
+    logging.shutdown()
+    os._exit(128 + signum)
 
 
 async def _serve(server: MCPServer) -> None:

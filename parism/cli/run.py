@@ -20,10 +20,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def main(ns: argparse.Namespace) -> int:
+    """Run through the cancellable async path so Ctrl-C/SIGTERM kill the command's tree too."""
     import parism
+    from parism.cli.signals import run_until_signal
 
     cmd, args = command_of(ns)
     engine = parism.create_engine(ns.config)
-    env = engine.run(cmd, args, ns.cwd, format=ns.format, includeDiff=ns.include_diff)
+    env = run_until_signal(
+        lambda: engine.arun(cmd, args, ns.cwd, format=ns.format, includeDiff=ns.include_diff)
+    )
+    if isinstance(env, int):  # interrupted: the child tree is already gone, nothing to print
+        return env
     emit(env)
     return exit_status(env.ok, env.failure)

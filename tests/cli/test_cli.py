@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +179,37 @@ def test_no_arguments_serves_stdio_and_exits_0_on_eof(work: Path) -> None:
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_run_kills_the_command_and_exits_128_plus_signal(work: Path, signum: int) -> None:
+    cfg = work / "sleep.toml"
+    cfg.write_text('[guard]\nallowed_commands = ["sleep"]\n\n[guard.command_policies.sleep]\npositionals = "any"\n')
+    seconds = f"{400 + os.getpid() % 500}.{signum:02d}{os.getpid() % 10000:04d}"
+    proc = subprocess.Popen([sys.executable, "-m", "parism", "run", "--config", str(cfg), "--", "sleep", seconds],
+                            cwd=work, env=env_for(work), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while not _sleeps(seconds):
+            assert time.monotonic() < deadline, "sleep never started"
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        assert proc.wait(timeout=15) == 128 + signum
+        deadline = time.monotonic() + 5
+        while _sleeps(seconds):
+            assert time.monotonic() < deadline, "the command outlived the interrupted CLI"
+            time.sleep(0.05)
+    finally:
+        for leftover in _sleeps(seconds):
+            leftover.kill()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _sleeps(arg: str) -> list[psutil.Process]:
+    found = []
+    for p in psutil.process_iter(["name", "cmdline", "status"]):
+        if p.info["name"] == "sleep" and arg in (p.info["cmdline"] or []) and p.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(p)
+    return found
