@@ -75,8 +75,7 @@ class LogResult(BaseModel):
 
 _HEADER = re.compile(r"^commit ([0-9a-f]{7,64})(?: \((.*)\))?$")
 _ONELINE = re.compile(r"^([0-9a-f]{4,64})(?: (.*))?$")
-_PERSON = re.compile(r"^(.*?)\s*<([^<>]*)>$")
-_STAT = re.compile(r"^ (.+?) +\| +(?:(\d+)(?: [+-]*)?|Bin(?: (\d+) -> (\d+) bytes)?)$")
+_STAT_COUNT = re.compile(r"^ *(?:(\d+)(?: [+-]*)?|Bin(?: \d+ -> \d+ bytes)?)$")
 _SUMMARY = re.compile(
     r"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$")
 _DIFF_START = re.compile(r"^diff --(?:git|cc|combined) ")
@@ -96,11 +95,13 @@ def refs_of(deco: str) -> list[str]:
     return [r.strip() for r in deco.split(", ") if r.strip()]
 
 
-def _person(value: str) -> tuple[str | None, str | None]:
-    m = _PERSON.match(value.strip())
-    if not m:
-        return value.strip() or None, None
-    return m.group(1) or None, m.group(2) or None
+def person(value: str) -> tuple[str | None, str | None]:
+    """``Name <email>`` → (name, email); empty parts are None (``Author:  <>``)."""
+    value = value.strip()
+    lt = value.rfind("<")
+    if not value.endswith(">") or lt < 0 or ">" in value[lt:-1]:
+        return value or None, None
+    return value[:lt].strip() or None, value[lt + 1:-1] or None
 
 
 def read_stat_line(line: str, stats: Stats) -> bool:
@@ -110,10 +111,12 @@ def read_stat_line(line: str, stats: Stats) -> bool:
         stats.insertions = int(m.group(2) or 0)
         stats.deletions = int(m.group(3) or 0)
         return True
-    if m := _STAT.match(line):
-        fs = FileStat(path=m.group(1))
-        if m.group(2) is not None:
-            fs.changes = int(m.group(2))
+    path, bar, count = line.rpartition(" | ")
+    m = _STAT_COUNT.match(count) if bar and line.startswith(" ") else None
+    if m is not None and path.strip():
+        fs = FileStat(path=path.strip())
+        if m.group(1) is not None:
+            fs.changes = int(m.group(1))
         else:
             fs.binary = True
     elif m := _NUMSTAT.match(line):
@@ -147,7 +150,7 @@ def _header_line(line: str, c: Commit) -> bool:
     if label == "Merge":
         c.merge = value.split()
     elif label in _LABELS:
-        name, email = _person(value)
+        name, email = person(value)
         setattr(c, _LABELS[label][0], name)
         setattr(c, _LABELS[label][1], email)
     elif label in _DATES:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.git._quote import unquote
+from parism.parsers.git.log import person
 from parism.parsers.text._common import split_lines, split_records
 
 
@@ -163,17 +164,16 @@ class Shortlog(BaseModel):
     authors: list[Author]
 
 
-_SHORTLOG = re.compile(r"^\s*(\d+)\t(.*?)(?: <([^<>]*)>)?$")
-
-
 def parse_shortlog(text: str, pin: ParseInput) -> Shortlog:
+    """``<count><TAB><name>[ <email>]`` per author (``-s``; ``-e`` adds the email)."""
     authors: list[Author] = []
+    emails = pin.tokens.has("-e", "--email")
     for line in _lines(text):
-        m = _SHORTLOG.match(line)
-        if not m:
+        count, tab, who = line.strip(" ").partition("\t")
+        if not tab or not count.isdigit():
             raise Unrecognized(f"git shortlog -s: unexpected line {line[:80]!r}")
-        authors.append(Author(count=int(m.group(1)), name=m.group(2),
-                              email=m.group(3) if pin.tokens.has("-e", "--email") else None))
+        name, email = person(who) if emails else (who, None)
+        authors.append(Author(count=int(count), name=name or "", email=email))
     return Shortlog(authors=authors)
 
 
