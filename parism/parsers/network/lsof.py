@@ -53,8 +53,31 @@ class LsofResult(BaseModel):
     unparsed: list[str] | None = None
 
 
+_TOKEN = re.compile(r"\S+")
+
+
+def _full_row(table: HeaderTable, line: str) -> dict[str, str] | None:
+    """Fast path for a row with every cell filled: the k-th token overlaps the k-th header word,
+    so the assignment is one token per column and NAME is the rest.  Rows with empty cells (where
+    the overlap rule of ``HeaderTable.read`` matters) return None and take the general path."""
+    cols = table.columns
+    cells: dict[str, str] = {}
+    pos = 0
+    for col in cols[:-1]:
+        m = _TOKEN.search(line, pos)
+        if m is None or m.end() <= col.start or m.start() >= col.end or m.start() >= cols[-1].start:
+            return None
+        cells[col.name] = m.group()
+        pos = m.end()
+    rest = line[pos:].strip()
+    if not rest:
+        return None
+    cells[cols[-1].name] = rest
+    return cells
+
+
 def _row(table: HeaderTable, line: str) -> dict[str, object] | None:
-    cells = table.read(line)
+    cells = _full_row(table, line) or table.read(line)
     row: dict[str, object] = {}
     for header, text in cells.items():
         if not text:

@@ -139,3 +139,20 @@ def test_curl_real_http2() -> None:
     assert [r["status_code"] for r in parsed["responses"]] == exp["statuses"]
     assert parsed["http_version"] == exp["http_version"] and "status_text" not in parsed
     assert "unparsed" not in parsed and parsed["headers"]
+
+
+def test_lsof_fast_path_agrees_with_header_table() -> None:
+    """The full-row fast path must give exactly what ``HeaderTable.read`` gives."""
+    from parism.parsers.network.lsof import _full_row
+    from parism.parsers.table import HeaderTable
+
+    checked = 0
+    for case in ("lsof/centos-7.7__lsof", "lsof/centos-7.7__lsof-sudo", "lsof/ubuntu-18.04__lsof-sudo"):
+        lines = corpus_text(case).splitlines()
+        table = HeaderTable.from_header(lines[0])
+        for line in lines[1:]:
+            fast = _full_row(table, line)
+            if fast is not None:
+                assert fast == table.read(line), line
+                checked += 1
+    assert checked > 1000
