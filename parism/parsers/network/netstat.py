@@ -30,6 +30,7 @@ printed) and the ``Interface List`` as ``interfaces`` (index, MAC text, name).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
@@ -185,6 +186,71 @@ def _title_kind(s: str) -> str | None:
     return None
 
 
+def _header_mode(s: str) -> str | None:
+    """The section a column-header line opens, or None when ``s`` is not a header."""
+    first = s.split(None, 1)[0]
+    if first in ("Proto", "Tcpcb", "Socket"):
+        return "inet"
+    if first == "Iface" or (first == "Name" and "Mtu" in s):
+        return "iface"
+    if first == "Destination" or (first in ("Network", "If") and "Metric" in s):
+        return "route"
+    if first == "Interface" and "RefCnt" in s:
+        return "group"
+    return None
+
+
+@dataclass
+class _Section:
+    """Where the reader is: section kind, its columns, address family and Windows persistence."""
+
+    mode: str | None = None
+    cols: list[str] = field(default_factory=list)
+    family: str | None = None
+    persistent: bool = False
+
+
+def _data_row(sec: _Section, line: str, s: str, out: dict[str, list], pin: ParseInput) -> bool:
+    """Read one data line of the current section into ``out``; False when it is not a row."""
+    tokens = s.split()
+    if sec.mode == "inet" and sec.cols:
+        row = _connection(tokens, s, sec.cols, "." if pin.os in ("macos", "freebsd") else ":")
+        if row is not None:
+            out["connections"].append(row)
+            return True
+        if out["connections"] and pin.os == "windows" and line[:1].isspace():
+            _windows_owner(out["connections"][-1], s)
+            return True
+        return False
+    if sec.mode == "winif":
+        m = _WIN_IFACE.match(s)
+        if m is None:
+            return False
+        row = {"index": int(m.group("index")), "iface": m.group("name").strip()}
+        if m.group("mac"):
+            row["address"] = m.group("mac")
+        out["interfaces"].append(row)
+        return True
+    if not sec.cols or sec.mode not in ("route", "group", "iface"):
+        return False
+    row = _table_row(tokens, sec.cols, "address" if sec.mode == "iface" else None)
+    if row is None:
+        return False
+    if sec.mode == "route":
+        if sec.family:
+            row["family"] = sec.family
+        if sec.persistent:
+            row["persistent"] = True
+        out["routes"].append(row)
+    elif sec.mode == "group":
+        if "interface" in row:
+            row["iface"] = row.pop("interface")
+        out["groups"].append(row)
+    else:
+        out["interfaces"].append(row)
+    return True
+
+
 def parse(text: str, pin: ParseInput) -> dict:
     if pin.os == "windows" and pin.tokens.has("-e"):  # Windows -e: Ethernet statistics, not rows
         raise Unsupported("netstat -e on Windows prints interface statistics, not read by this parser",
@@ -192,13 +258,9 @@ def parse(text: str, pin: ParseInput) -> dict:
     if pin.os == "linux" and pin.tokens.has("-i", "--interfaces") and pin.tokens.has("-e", "--extend"):
         raise Unsupported("netstat -ie prints ifconfig-style blocks, not the interface table",
                           hint_args=["-i"])
-    sep = "." if pin.os in ("macos", "freebsd") else ":"
     out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "groups": [],
                             "skipped_sections": [], "unparsed": []}
-    mode: str | None = None
-    cols: list[str] = []
-    family: str | None = None
-    persistent = False
+    sec = _Section()
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         s = line.strip()
@@ -207,70 +269,25 @@ def parse(text: str, pin: ParseInput) -> dict:
         kind = _title_kind(s)
         if kind == "banner":
             if s in ("Active Routes:", "Persistent Routes:"):
-                persistent = s == "Persistent Routes:"
-            continue
-        if kind == "family":
-            family = "inet6" if s == "Internet6:" else "inet"
-            continue
-        if kind is not None:
-            mode, cols, persistent = kind, [], False
-            family = "inet6" if "IPv6" in s else ("inet" if "IPv4" in s else None)
+                sec.persistent = s == "Persistent Routes:"
+        elif kind == "family":
+            sec.family = "inet6" if s == "Internet6:" else "inet"
+        elif kind is not None:
+            sec = _Section(kind, [], "inet6" if "IPv6" in s else ("inet" if "IPv4" in s else None))
             if kind == "skip":
                 out["skipped_sections"].append(s)
+        elif sec.mode == "skip":
             continue
-        if mode == "skip":
-            continue
-        first = s.split(None, 1)[0]
-        if first in ("Proto", "Tcpcb", "Socket", "Iface", "Destination") or (first == "Name" and "Mtu" in s) or (
-                first in ("Network", "If") and "Metric" in s) or (first == "Interface" and "RefCnt" in s):
-            cols = [_field(n) for n in header_columns(s, _PHRASES)]
-            if first in ("Name", "Iface"):
-                mode = "iface"
-            elif first in ("Destination", "Network", "If"):
-                mode = "route"
-            elif first == "Interface":
-                mode = "group"
-            else:
-                mode = "inet"
-            continue
-        tokens = s.split()
-        row: dict[str, object] | None = None
-        if mode == "inet" and cols:
-            row = _connection(tokens, s, cols, sep)
-            if row is None and out["connections"] and pin.os == "windows" and line[:1].isspace():
-                _windows_owner(out["connections"][-1], s)
-                continue
-            if row is not None:
-                out["connections"].append(row)
-                continue
-        elif mode == "route" and cols:
-            row = _table_row(tokens, cols, None)
-            if row is not None:
-                if family:
-                    row["family"] = family
-                if persistent:
-                    row["persistent"] = True
-                out["routes"].append(row)
-                continue
-        elif mode == "group" and cols and (row := _table_row(tokens, cols, None)) is not None:
-            if "interface" in row:
-                row["iface"] = row.pop("interface")
-            out["groups"].append(row)
-            continue
-        elif mode == "winif" and (m := _WIN_IFACE.match(s)):
-            row = {"index": int(m.group("index")), "iface": m.group("name").strip()}
-            if m.group("mac"):
-                row["address"] = m.group("mac")
-            out["interfaces"].append(row)
-            continue
-        elif mode == "iface" and cols:
-            row = _table_row(tokens, cols, "address")
-            if row is not None:
-                out["interfaces"].append(row)
-                continue
-        out["unparsed"].append(s)
-    if not any(out[k] for k in ("connections", "routes", "interfaces", "groups")) and out["unparsed"]:
-        raise Unrecognized("netstat: no connection, route, interface or group row was recognised")
+        elif (mode := _header_mode(s)) is not None:
+            sec.mode, sec.cols = mode, [_field(n) for n in header_columns(s, _PHRASES)]
+        elif not _data_row(sec, line, s, out, pin):
+            out["unparsed"].append(s)
+    if not any(out[k] for k in ("connections", "routes", "interfaces", "groups")):
+        if out["unparsed"]:
+            raise Unrecognized("netstat: no connection, route, interface or group row was recognised")
+        if out["skipped_sections"]:
+            raise Unsupported("netstat: only UNIX-domain/kernel socket sections, which this parser skips "
+                              "(use ss -x for UNIX sockets)", hint_args=["-tuan"])
     return {k: v for k, v in out.items() if v or k == "connections"}
 
 

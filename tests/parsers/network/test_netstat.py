@@ -134,3 +134,12 @@ def test_linux_ie_is_unsupported() -> None:
     out = parse("netstat", ["-ie"], "Kernel Interface table\neth0: flags=4163<UP>  mtu 1500\n")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
     assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-i"]
+
+
+def test_unix_only_listing_is_unsupported_not_empty() -> None:
+    text = ("Active UNIX domain sockets (only servers)\n"
+            "Proto RefCnt Flags       Type       State         I-Node   Path\n"
+            "unix  2      [ ACC ]     STREAM     LISTENING     20812    /run/udev/control\n")
+    out = parse("netstat", ["-xl"], text)
+    assert out.parsed is None and out.parse_error is not None
+    assert out.parse_error.reason == "unsupported_format" and out.parse_error.hint.args == ["-tuan"]
