@@ -231,6 +231,8 @@ def serve(config_path: str | None = None) -> int:
         level=os.environ.get("PARISM_LOG_LEVEL", "WARNING").upper(),
         format="[parism] %(levelname)s %(name)s: %(message)s",
     )
+    # Argument errors reach the model as text: the pydantic docs URL in each one is token noise.
+    os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
     engine = parism.create_engine(config_path)
     anyio.run(_serve, build_server(engine, parism.__version__))
     return 0

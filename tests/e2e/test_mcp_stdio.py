@@ -199,6 +199,7 @@ async def test_malformed_arguments_are_clear_tool_errors(
     bad = await session.call_tool("run", arguments)
     text = error_text(bad)
     assert mentions in text and "validation error" in text
+    assert "errors.pydantic.dev" not in text  # no token noise
     good = await session.call_tool("run", {"cmd": "ls"})
     assert good.is_error is False and payload(good)["ok"] is True
 
