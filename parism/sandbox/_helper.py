@@ -44,6 +44,50 @@ LIMITS = {
 AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
 
 
+def prctl(*args):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(*args) != 0:
+        raise OSError(ctypes.get_errno(), "prctl%r refused" % (args,))
+
+
+def children(me):
+    """Pids whose parent is ``me`` (from /proc: ours inside a pid namespace, the host's else)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2:].split()[1]) == me:
+                out.append(int(name))
+    return out
+
+
+def end_descendants():
+    """Kill and reap every remaining descendant. As a subreaper the helper inherits orphans
+    (setsid/nohup/double-forked children), so this ends the tree even without a pid
+    namespace (host_procs, nested-weak); with one it is quick and redundant."""
+    me = os.getpid()
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0]:
+                continue
+        except ChildProcessError:
+            return
+        for pid in children(me):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def deny_unix_sockets():
     import ctypes
     arch = AUDIT_ARCH.get(os.uname().machine)
@@ -62,9 +106,8 @@ def deny_unix_sockets():
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     fprog = Fprog(len(prog), ctypes.addressof(buf))
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp filter refused")
+    prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS (bwrap set it already; required for a filter)
+    prctl(22, 2, ctypes.byref(fprog), 0, 0)  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
 
 
 def apply_limits(spec, oom_score_adj):
@@ -117,6 +160,7 @@ def run(argv, out_fd, err_fd):
     os.close(out_fd)
     os.close(err_fd)
     _, wait_status = os.waitpid(pid, 0)
+    end_descendants()
     os.write(2, b"W %d\n" % wait_status)
     if os.WIFSIGNALED(wait_status):
         os._exit(128 + os.WTERMSIG(wait_status))
@@ -130,6 +174,7 @@ def main():
         os.closerange(low + 1, high)  # anything else bwrap passed on (its --info-fd) stays outside
     for fd in (out_fd, err_fd):
         os.set_inheritable(fd, False)  # the command gets them as 1 and 2 only
+    prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
     if sys.argv[4] == "1":
         deny_unix_sockets()
     apply_limits(sys.argv[6], int(sys.argv[5]))

@@ -75,12 +75,13 @@ def test_build_disk_filler_stops_at_file_size_limit(sandbox_factory) -> None:
         shutil.rmtree(ws, ignore_errors=True)
 
 
-def test_background_children_die_with_the_call(sandbox_factory, workspace: Path) -> None:
+@pytest.mark.parametrize("namespace", ["isolated", "host_procs"])  # with and without a pid namespace
+def test_background_children_die_with_the_call(sandbox_factory, workspace: Path, namespace: str) -> None:
     token = marker()
     sleeper = f"{PY3} -c 'import time; time.sleep(300)' {token}"
     script = f"setsid {sleeper} & nohup {sleeper} >/dev/null 2>&1 & ({sleeper} &) ; echo started"
     sb = sandbox_factory([str(workspace)])
-    r = run(sb, [SH, "-c", script], str(workspace))
+    r = run(sb, [SH, "-c", script], str(workspace), namespace=namespace)
     assert r.out.strip() == "started" and r.cap.exit_code == 0
     assert stragglers(token) == []
 

@@ -108,3 +108,23 @@ def test_socket_bind_is_reported_weaker_and_reachable(sandbox_factory, workspace
     finally:
         srv.close()
         shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+def test_nested_weak_level_still_confines(sandbox_factory, workspace: Path) -> None:
+    """The level a container with a masked /proc gets: no pid namespace, host /proc, no
+    --disable-userns. Files, network and the tree kill must still hold."""
+    import dataclasses
+
+    from parism.sandbox import BwrapLauncher as Launcher
+    from tests.security.sandbox.helpers import SH, marker, stragglers
+
+    sb = sandbox_factory([str(workspace)])
+    token = marker()
+    script = (f"touch /etc/x 2>/dev/null || echo RO; python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)' "
+              f"2>/dev/null || echo NONET; setsid python3 -c 'import time; time.sleep(300)' {token} & echo done")
+    spec = make_spec([SH, "-c", script], str(workspace))
+    plan = dataclasses.replace(sb.plan(decision(), spec), level="nested-weak")
+    assert plan.pid_namespace is False
+    cap = execute(spec, Launcher(plan, None))
+    assert cap.stdout.decode().split() == ["RO", "NONET", "done"], cap
+    assert stragglers(token) == []
