@@ -30,6 +30,11 @@ _FIELDS = {"pr": "number,title,headRefName,state,createdAt,author,labels,updated
            "repo": "name,description,visibility,updatedAt", "release": "tagName,name,isLatest,publishedAt"}
 
 
+# subcommands read as JSON only (gh prints JSON for them with --json <fields>)
+_JSON_VERBS = {"pr": ("view", "status", "checks"), "issue": ("view", "status"), "run": ("list", "view"),
+               "repo": ("list", "view"), "release": ("list", "view")}
+
+
 def _tsv(text: str, width: int) -> list[list[str]]:
     rows = []
     for ln in text.splitlines():
@@ -77,8 +82,7 @@ PARSER = Parser(
                           ("number", "title", "branch", "state", "created_at"), "pr"),
         "issue list": _table("gh-issue-list", parse_issue_list, "issues",
                              ("number", "state", "title", "labels", "updated_at"), "issue"),
-        **{f"{n} {v}": _json_only(n, v) for n in ("pr", "issue", "run", "repo", "release")
-           for v in ("view", "status", "checks", "list") if (n, v) not in (("pr", "list"), ("issue", "list"))},
+        **{f"{n} {v}": _json_only(n, v) for n, verbs in _JSON_VERBS.items() for v in verbs},
     },
     examples=(("pr", "list"), ("issue", "list", "--json", "number,title,state")),
 )
