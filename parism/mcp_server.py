@@ -226,9 +226,10 @@ def serve(config_path: str | None = None) -> int:
     """Entry point of ``parism`` / ``parism serve``: returns the exit status (0 on stdin EOF)."""
     import parism
 
+    level = os.environ.get("PARISM_LOG_LEVEL", "WARNING").upper()
     logging.basicConfig(
-        stream=sys.stderr,
-        level=os.environ.get("PARISM_LOG_LEVEL", "WARNING").upper(),
+        stream=sys.stderr,  # stdout is the protocol channel
+        level=logging.getLevelNamesMapping().get(level, logging.WARNING),
         format="[parism] %(levelname)s %(name)s: %(message)s",
     )
     # Argument errors reach the model as text: the pydantic docs URL in each one is token noise.
