@@ -29,6 +29,8 @@ def parse(text: str, pin: ParseInput) -> WhichResult:
     for p in paths:
         if "/" not in p and "\\" not in p:
             raise Unrecognized(f"which: expected a path, got {p[:80]!r}")
+    if pin.tokens.has("-s"):
+        return WhichResult(paths=paths)  # -s prints nothing either way: found or not is the exit status
     found = {_names_of(p) for p in paths}
     missing = [t.text for t in pin.tokens.positionals if _names_of(t.text) not in found]
     return WhichResult(paths=paths, not_found=missing or None)

@@ -7,6 +7,7 @@ Schema::
                  points_to?: str}]}
 
 The first two columns are the marker (``*`` current, ``+`` checked out in another worktree).
+``--show-current`` gives one row (none when HEAD is detached).
 A detached HEAD row ``(HEAD detached at abc)`` is kept (``detached: true``, name as printed).
 The ``[...]`` block after the hash is read as upstream information only when it has that
 form — ``-v``: ``[ahead N, behind M]``/``[gone]``; ``-vv``: ``[<upstream>]`` or
@@ -104,6 +105,11 @@ def _row(line: str, verbose: bool, very_verbose: bool) -> Branch:
 
 def parse(text: str, pin: ParseInput) -> BranchResult:
     t = pin.tokens
+    if t.has("--show-current"):
+        names = [ln for ln in split_lines(text)[0] if ln]
+        if len(names) > 1 or any(" " in n for n in names):
+            raise Unrecognized("git branch --show-current: expected one branch name")
+        return BranchResult(branches=[Branch(name=n, current=True) for n in names])
     count = sum(1 for tok in t.flags if tok.name in ("-v", "--verbose"))  # -vv is two tokens
     verbose, very = count >= 1, count >= 2
     return BranchResult(branches=[_row(ln, verbose, very) for ln in split_lines(text)[0] if ln])
@@ -113,13 +119,14 @@ PARSER = Parser(
     id="git-branch",
     contract=Contract(
         flags={f: "bool" for f in ("-v", "--verbose", "--no-abbrev", "--no-color", "--list", "-l", "-a",
-                                    "--all", "-r", "--remotes", "--no-column", "--omit-empty")}
+                                    "--all", "-r", "--remotes", "--no-column", "--omit-empty",
+                                    "--show-current")}
         | {"--merged": "attached", "--no-merged": "attached", "--contains": "attached",
            "--no-contains": "attached", "--points-at": "value", "--sort": "value", "--color": "attached",
            "--abbrev": "attached"},
         values={"--color": "never|"},
         supports=lambda t: None if not t.positionals or t.has("--list", "-l") else "branch names need --list",
-        hint=lambda args: drop_flags(args, {"--column", "--format", "--color", "--show-current"}),
+        hint=lambda args: drop_flags(args, {"--column", "--format", "--color"}),
     ),
     parse=parse,
     schema=BranchResult,

@@ -1,6 +1,6 @@
 """``git log``: commits in the default (medium), short, full, fuller and oneline formats, the
 ``--format``/``--pretty=format:`` strings of ``_logformat``, with ``--stat``, ``--shortstat``
-and ``--numstat`` sections.
+and ``--numstat`` sections; ``--graph`` with one line per commit; ``-p`` patches.
 
 Schema::
 
@@ -211,6 +211,28 @@ def parse_blocks(lines: list[str], prefixed: bool = True) -> list[Commit]:
     return commits
 
 
+_GRAPH_CHARS = frozenset(" |/\\_.-")
+
+
+def strip_graph(lines: list[str]) -> list[str]:
+    """``--graph`` with one line per commit: keep the text after the ``*`` of each commit line
+    and drop the lines that only draw the graph (``|\\``, ``|/``)."""
+    out: list[str] = []
+    for line in lines:
+        star = line.find("*")
+        if star < 0:
+            if any(ch not in _GRAPH_CHARS for ch in line):
+                raise Unrecognized(f"git log --graph: unexpected line {line[:80]!r}")
+            continue
+        if any(ch not in _GRAPH_CHARS for ch in line[:star]):
+            raise Unrecognized(f"git log --graph: unexpected text before '*' in {line[:80]!r}")
+        i = star + 1
+        while i < len(line) and line[i] in _GRAPH_CHARS:
+            i += 1
+        out.append(line[i:])
+    return out
+
+
 def parse_oneline(lines: list[str], decorate: bool) -> list[Commit]:
     commits: list[Commit] = []
     for line in lines:
@@ -270,6 +292,9 @@ def _supports(tokens: object) -> str | None:
     multi_line = fmt is None or (fmt in NAMED and fmt != "oneline")
     if tokens.has("-p", "-u", "--patch", "--cc") and not multi_line:  # type: ignore[attr-defined]
         return "-p is read with the multi-line formats only"
+    if tokens.has("--graph") and (multi_line or tokens.has(  # type: ignore[attr-defined]
+            "--stat", "--shortstat", "--numstat", "-p", "-u", "--patch")):
+        return "--graph is read with one line per commit only (--oneline or --format)"
     if fmt is None or fmt in NAMED:
         return None
     got = compile_format(fmt)
@@ -279,6 +304,8 @@ def _supports(tokens: object) -> str | None:
 def parse(text: str, pin: ParseInput) -> LogResult:
     lines = split_lines(text)[0]
     fmt = _pretty(pin.tokens)
+    if pin.tokens.has("--graph"):
+        lines = strip_graph(lines)
     if fmt == "oneline":
         deco = pin.tokens.values("--decorate")
         decorate = pin.tokens.has("--decorate") and (not deco or deco[-1] != "no")
@@ -307,7 +334,7 @@ _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
          "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv -p -u --patch "
-         "--no-prefix --cc").split()
+         "--no-prefix --cc --graph").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
     "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
     "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",

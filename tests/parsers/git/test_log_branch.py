@@ -72,9 +72,9 @@ def test_hint_format_is_parsed(work: Path) -> None:
 
 
 def test_unsupported_format_hints_the_tab_form(work: Path) -> None:
-    out = parse("git", ["-C", "x", "log", "--graph", "--oneline"], "* abc subject\n")
+    out = parse("git", ["-C", "x", "log", "--graph", "-n", "3"], "* commit abc\n")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
-    assert out.parse_error.hint.args == ["-C", "x", "log", "--format=%H%x09%an%x09%aI%x09%s"]
+    assert out.parse_error.hint.args == ["-C", "x", "log", "--format=%H%x09%an%x09%aI%x09%s", "-n", "3"]
     out = parse("git", ["log", "--format=%an %s"], "Ann x\n")
     assert out.parse_error is not None and out.parse_error.hint is not None
 
@@ -109,3 +109,19 @@ def test_notes_section_is_kept_apart(tmp_path: Path) -> None:
     git(repo, "notes", "add", "-m", "reviewed by Bob", "HEAD")
     (c,) = log(repo)
     assert (c["message"], c["notes"]) == ("subject only", "reviewed by Bob")
+
+
+def test_graph_with_one_line_per_commit(work: Path) -> None:
+    for args in (["--oneline", "--graph", "--all"], ["--graph", "--format=%h %s"]):
+        got = log(work, *args)
+        # --graph implies --topo-order
+        want = git(work, "log", *[a for a in args if a != "--graph"], "--topo-order",
+                   "--format=%h %s").splitlines()
+        assert [f"{c['hash']} {c['message']}" for c in got] == want
+    out = parse("git", ["log", "--graph"], "* commit abc\n")
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+
+
+def test_show_current(work: Path) -> None:
+    got = parsed("git", ["branch", "--show-current"], git(work, "branch", "--show-current"))
+    assert got == {"branches": [{"name": "main", "current": True}]}
