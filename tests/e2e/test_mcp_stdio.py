@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import psutil
 import pytest
-from mcp import ClientSession, MCPError, stdio_client
+from mcp import Client, ClientSession, MCPError, stdio_client
 from mcp.types import CallToolResult
 
 import parism
@@ -61,6 +61,18 @@ async def test_initialize_reports_name_version_and_instructions(workdir: Path) -
     for must in ("describe", "dry_run", "failure.kind", "stdout.parsed", "stdout.raw"):
         assert must in text
     assert len(text) < 1500  # short and operational
+
+
+async def test_modern_era_client_gets_the_same_tools_and_envelopes(workdir: Path) -> None:
+    """SDK ``Client`` probes server/discover (2026-07-28): same surface, same envelope."""
+    async with Client(server_params(workdir)) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert "describe" in (client.instructions or "")
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        result = await client.call_tool("run", {"cmd": "ls", "args": ["-a"]})
+        env = payload(result)
+        assert result.is_error is False and env["ok"] is True
+        assert {".", ".."} <= set(env["stdout"]["raw"].split())
 
 
 async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSession) -> None:
