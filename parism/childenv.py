@@ -26,6 +26,10 @@ FORCED: dict[str, str] = {
     "GIT_CONFIG_GLOBAL": "/dev/null",
     "NO_COLOR": "1",
     "TERM": "dumb",
+    # tools that would otherwise reach the network or change state on a query command
+    "HOMEBREW_NO_AUTO_UPDATE": "1",
+    "HOMEBREW_NO_ANALYTICS": "1",
+    "NPM_CONFIG_UPDATE_NOTIFIER": "false",
 }
 
 

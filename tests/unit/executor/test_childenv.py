@@ -36,3 +36,10 @@ def test_alternatives_only_when_usable() -> None:
     allowed = availability("dig", "missing", lambda cmd, args: cmd == "nslookup")
     assert [a.cmd for a in allowed.alternatives] == ["nslookup"]
     assert availability("dig", "missing", lambda cmd, args: False).alternatives == []
+
+
+def test_query_tools_cannot_update_themselves() -> None:
+    """brew would auto-update (network, state change) on a plain `brew list`; npm would check
+    the registry for a newer npm. The child environment switches both off."""
+    env = build_env({"HOMEBREW_NO_AUTO_UPDATE": "0"}).env
+    assert env["HOMEBREW_NO_AUTO_UPDATE"] == "1" and env["NPM_CONFIG_UPDATE_NOTIFIER"] == "false"
