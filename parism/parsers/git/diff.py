@@ -21,7 +21,6 @@ whole diff is not repeated in the result.
 
 from __future__ import annotations
 
-import re
 
 from pydantic import BaseModel
 

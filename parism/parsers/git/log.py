@@ -14,8 +14,8 @@ Schema::
                 files?: [{…git diff file…}]}]}                     (with -p: the commit's patch)
 
 ``message`` is the full message with git's 4-space indent removed (the subject alone for
-oneline formats); ``notes`` holds a ``Notes:`` section the same way. ``merge`` is the ``Merge:`` line (abbreviated parents). Dates keep the printed
-text; ``*_iso`` is added when the text is unambiguous. Empty names or emails (``Author:  <>``)
+oneline formats); ``notes`` holds a ``Notes:`` section the same way. ``merge`` is the
+``Merge:`` line (abbreviated parents). Dates keep the printed text; ``*_iso`` is added when the text is unambiguous. Empty names or emails (``Author:  <>``)
 stay absent. Decorations are read from ``commit <hash> (…)`` headers always, and from oneline
 subjects only with ``--decorate`` (otherwise a subject that starts with ``(`` stays intact).
 """
@@ -32,6 +32,7 @@ from parism.parsers.dates import ctime_zone_to_iso, gnu_to_iso
 from parism.parsers.git._patch import DiffFile, parse_files
 from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
 from parism.parsers.text._common import drop_flags, split_lines
+from parism.policy.tokenize import Tokens
 
 
 class FileStat(BaseModel):
@@ -87,7 +88,7 @@ def to_iso(text: str) -> str | None:
     """ISO form of a git date in the default, iso, iso-strict or unix (``%at``) style."""
     text = text.strip()
     if text.isdigit():
-        return _dt.datetime.fromtimestamp(int(text), _dt.timezone.utc).isoformat()
+        return _dt.datetime.fromtimestamp(int(text), _dt.UTC).isoformat()
     return ctime_zone_to_iso(text) or (gnu_to_iso(text) if text[:4].isdigit() else None)
 
 
@@ -278,21 +279,21 @@ def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
     return commits
 
 
-def _pretty(tokens: object) -> str | None:
+def _pretty(tokens: Tokens) -> str | None:
     """The last --pretty/--format value ('' for a bare --pretty), or None."""
-    vals = [t for t in tokens.flags if t.name in ("--pretty", "--format", "--oneline")]  # type: ignore[attr-defined]
+    vals = [t for t in tokens.flags if t.name in ("--pretty", "--format", "--oneline")]
     if not vals:
         return None
     last = vals[-1]
     return "oneline" if last.name == "--oneline" else (last.value or "medium")
 
 
-def _supports(tokens: object) -> str | None:
+def _supports(tokens: Tokens) -> str | None:
     fmt = _pretty(tokens)
     multi_line = fmt is None or (fmt in NAMED and fmt != "oneline")
-    if tokens.has("-p", "-u", "--patch", "--cc") and not multi_line:  # type: ignore[attr-defined]
+    if tokens.has("-p", "-u", "--patch", "--cc") and not multi_line:
         return "-p is read with the multi-line formats only"
-    if tokens.has("--graph") and (multi_line or tokens.has(  # type: ignore[attr-defined]
+    if tokens.has("--graph") and (multi_line or tokens.has(
             "--stat", "--shortstat", "--numstat", "-p", "-u", "--patch")):
         return "--graph is read with one line per commit only (--oneline or --format)"
     if fmt is None or fmt in NAMED:

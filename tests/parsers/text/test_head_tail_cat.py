@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parsers.text.realrun import parse, parsed, run_parsed
+from tests.parsers.text.realrun import parse, run_parsed
 
 
 @pytest.fixture()
