@@ -16,8 +16,9 @@ Schema::
 ``message`` is the full message with git's 4-space indent removed (the subject alone for
 oneline formats); ``notes`` holds a ``Notes:`` section the same way. ``merge`` is the
 ``Merge:`` line (abbreviated parents). Dates keep the printed text; ``*_iso`` is added when
-the text is unambiguous. Empty names or emails (``Author:  <>``) stay absent. Decorations are read from ``commit <hash> (…)`` headers always, and from oneline
-subjects only with ``--decorate`` (otherwise a subject that starts with ``(`` stays intact).
+the text is unambiguous. Empty names or emails (``Author:  <>``) stay absent. Decorations are
+read from ``commit <hash> (…)`` headers always, and from oneline subjects only with
+``--decorate`` (otherwise a subject that starts with ``(`` stays intact).
 """
 
 from __future__ import annotations
