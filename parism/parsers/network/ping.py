@@ -7,15 +7,16 @@ Schema::
      duplicates?: int, errors?: int, time_ms?: float,
      rtt_min_ms?: float, rtt_avg_ms?: float, rtt_max_ms?: float, rtt_stddev_ms?: float,
      replies: [{type: "reply"|"timeout"|"unreachable"|"error", bytes?: int, from?, from_ip?,
-                icmp_seq?: int, ttl?: int, time_ms?: float, duplicate?: bool, timestamp?: float,
-                message?}],
+                icmp_seq?: int, ttl?: int, time_ms?: float, time_text?, duplicate?: bool,
+                timestamp?: float, message?}],
      unparsed?: [str]}
 
 Why one parser for every family: the per-reply lines and the two summary lines differ only in
 wording — Linux iputils (``N received``, ``+N errors``, ``rtt min/avg/max/mdev``, ``-D``
 timestamps, ``no answer yet``), busybox (``seq=``, ``round-trip min/avg/max``), macOS/FreeBSD
 (``N packets received``, ``0.0% packet loss``, ``round-trip min/avg/max/stddev``, ``Request
-timeout``, ``PING6(...) src --> dst``).  A missing summary (ping killed at the timeout) leaves
+timeout``, ``PING6(...) src --> dst``) and Windows (``_ping_windows.py``: ``Reply from``,
+``Request timed out.``, ``time<1ms`` kept as ``time_text``).  A missing summary (ping killed at the timeout) leaves
 the totals absent rather than zero.  The BSD ICMP header dump after an unreachable reply is part
 of that reply, not data.  Lines no rule reads are listed in ``unparsed``.
 """
@@ -26,7 +27,8 @@ import re
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.contract import ALL_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.network._ping_windows import read_windows
 from parism.parsers.table import to_float
 
 _PING = re.compile(
@@ -183,7 +185,10 @@ def parse(text: str, pin: ParseInput) -> dict:
             continue
         if _header(line, out) or (stats_seen and _summary(line, out)):
             continue
-        event = _event(line)
+        win = read_windows(line, out) if pin.os == "windows" else False
+        if win is True:
+            continue
+        event = win or _event(line)
         if event is not None:
             replies.append(event)
         elif _summary(line, out):
@@ -202,20 +207,23 @@ def parse(text: str, pin: ParseInput) -> dict:
 PARSER = Parser(
     id="ping",
     contract=Contract(
-        flags={"-q": "bool", "-n": "bool", "-4": "bool", "-6": "bool", "-D": "bool", "-O": "bool",
+        # Windows -n COUNT and -t (no value) share letters with Unix -n and -t TTL: "count" takes
+        # the next word only when it is a number, so both spellings tokenize correctly
+        flags={"-q": "bool", "-n": "count", "-4": "bool", "-6": "bool", "-D": "bool", "-O": "bool",
                "-v": "bool", "-b": "bool", "-a": "bool", "-A": "bool", "-U": "bool", "-d": "bool",
-               "-R": "bool", "-L": "bool", "-c": "number", "-i": "value", "-W": "value", "-w": "number",
-               "-s": "number", "-t": "number", "-I": "value", "-p": "value", "-Q": "value",
-               "-m": "number", "-S": "value", "-h": "value", "-M": "value", "-X": "number"},
+               "-R": "bool", "-L": "bool", "-f": "bool", "-c": "number", "-i": "value", "-W": "value",
+               "-w": "number", "-s": "number", "-t": "count", "-r": "count", "-l": "number",
+               "-I": "value", "-p": "value", "-Q": "value", "-m": "number", "-S": "value", "-h": "value",
+               "-M": "value", "-X": "number", "-j": "value", "-k": "value"},
         max_positionals=1,
         positional_pattern=r"[A-Za-z0-9._:%\[\]-]+",
     ),
     parse=parse,
     schema=PingResult,
     rows_key="replies",
-    row_fields=("type", "bytes", "from", "from_ip", "icmp_seq", "ttl", "time_ms", "duplicate",
-                "timestamp", "message"),
-    noise=r"^(?:PATTERN:|WARNING:|---|Vr HL TOS|\s*\d+\s+\d+\s+[0-9a-f]{2}\s)",
-    os=UNIX_OS,
+    row_fields=("type", "bytes", "from", "from_ip", "icmp_seq", "ttl", "time_ms", "time_text",
+                "duplicate", "timestamp", "message"),
+    noise=r"^(?:PATTERN:|WARNING:|---|Vr HL TOS|\s*\d+\s+\d+\s+[0-9a-f]{2}\s|Approximate round trip)",
+    os=ALL_OS,
     examples=(("-c", "3", "example.com"), ("-c", "4", "-W", "2", "10.0.0.1")),
 )

@@ -94,3 +94,33 @@ def test_killed_before_summary_keeps_totals_absent() -> None:
 def test_garbage_is_unrecognized() -> None:
     out = parse("ping", ["-c", "1", "x"], "hello\nworld\n")
     assert out.parse_error is not None and out.parse_error.reason == "unrecognized_output"
+
+
+def test_windows_replies_and_summary() -> None:
+    parsed, exp = parse_fixture("windows", "ping", "n4")
+    for key in ("target", "target_ip", "data_bytes", "packets_transmitted", "packets_received",
+                "packet_loss_percent", "rtt_min_ms", "rtt_max_ms", "rtt_avg_ms"):
+        assert parsed[key] == exp[key], key
+    assert [r["type"] for r in parsed["replies"]] == exp["types"]
+    assert [r.get("time_ms") for r in parsed["replies"]] == exp["times"]
+    assert parsed["replies"][0]["ttl"] == 56 and parsed["replies"][0]["bytes"] == 32
+    assert "unparsed" not in parsed
+
+
+def test_windows_sub_millisecond_is_not_invented() -> None:
+    parsed, exp = parse_fixture("windows", "ping", "ipv6-lt1ms")
+    assert (parsed["target"], parsed["target_ip"]) == (exp["target"], exp["target_ip"])
+    assert all(r["time_text"] == exp["time_text"] and "time_ms" not in r for r in parsed["replies"])
+
+
+def test_windows_unreachable() -> None:
+    parsed, exp = parse_fixture("windows", "ping", "unreachable")
+    assert [r["type"] for r in parsed["replies"]] == exp["types"]
+    assert parsed["replies"][0]["from_ip"] == exp["from_ip"] and parsed["packets_received"] == exp["packets_received"]
+    assert "rtt_min_ms" not in parsed
+
+
+def test_windows_and_unix_count_flags_tokenize() -> None:
+    assert parse("ping", ["-n", "4", "example.com"], "", "windows").parse_error is None
+    assert parse("ping", ["-n", "-c", "2", "example.com"], "").parse_error is None
+    assert parse("ping", ["-t", "64", "-c", "1", "example.com"], "").parse_error is None
