@@ -92,5 +92,5 @@ PARSER = Parser(
     rows_key="signals",
     row_fields=("number", "name"),
     os=UNIX_OS,
-    examples=(("-TERM", "1234"), ("-l",), ("-L",)),
+    examples=(("-s", "TERM", "1234"), ("-l",), ("-L",)),
 )
