@@ -13,7 +13,9 @@ prints names (``-H``, ``-r``, several files; never with ``-h``).
 File names may contain ``:`` and ``-``: names given as arguments are matched first; ``-Z``
 (``--null``) ends each name with NUL and is always exact; otherwise the first ``:N:`` field
 (with ``-n``) or the first ``:`` splits, and context lines reuse the names of the match lines
-of their group.  ``--`` lines between context groups are separators, not data.
+of their group.  ``--`` lines between context groups are separators, not data. With ``-Z`` and
+no ``-n``/``-b``, context lines cannot be told from matches (no ``context`` key). On macOS and
+FreeBSD ``-Z`` means "decompress"; ``--null`` is the NUL form there.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class _Form:
 
     def __init__(self, pin: ParseInput):
         t = pin.tokens
-        self.null = t.has("-Z", "--null")
+        # BSD grep (macOS, FreeBSD): -Z means --decompress; only --null ends names with NUL there
+        self.null = t.has("--null") or (t.has("-Z") and pin.os in ("linux", "windows"))
         self.numbered = t.has("-n", "--line-number")
         self.offsets = t.has("-b", "--byte-offset")
         self.context = t.has(*CONTEXT_FLAGS)

@@ -112,3 +112,11 @@ def test_live_run_is_stdout_only(tree: Path) -> None:
     text = run("grep", ["hello", "a:b.txt", "bin.dat"], tree)
     rows = parsed("grep", ["hello", "a:b.txt", "bin.dat"], text)["matches"]
     assert [r["text"] for r in rows if "text" in r] == ["hello", "hello again"]
+
+
+def test_bsd_capital_z_is_decompress_not_null() -> None:
+    # BSD grep(1): "-Z, --decompress  Force grep to behave as zgrep"; names still end with ':'
+    rows = parsed("grep", ["-Z", "-n", "x", "a", "b"], "a:3:x\n", "macos")["matches"]
+    assert rows == [{"file": "a", "line": 3, "text": "x"}]
+    rows = parsed("grep", ["--null", "-n", "x", "a", "b"], "a:b\x003:x\n", "freebsd")["matches"]
+    assert rows == [{"file": "a:b", "line": 3, "text": "x"}]
