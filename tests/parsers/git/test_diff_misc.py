@@ -112,3 +112,18 @@ def test_small_subcommands(work: Path) -> None:
 def test_shortlog_without_summary_hints() -> None:
     out = parse("git", ["shortlog"], "")
     assert out.parse_error is not None and out.parse_error.hint.args == ["shortlog", "-s", "HEAD"]
+
+
+def test_bug_34_paths_containing_space_b_slash(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "r")
+    repo = tmp_path / "r"
+    (repo / "x b").mkdir()
+    (repo / "x b" / "y.txt").write_text("1\n")
+    (repo / "x b" / "bin.dat").write_bytes(b"\0")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "x")
+    (repo / "x b" / "y.txt").write_text("2\n")
+    (repo / "x b" / "bin.dat").write_bytes(b"\0\0")
+    files = diff(repo)
+    assert set(files) == {"x b/y.txt", "x b/bin.dat"}  # a naive split at " b/" gives "x"
+    assert files["x b/bin.dat"]["binary"] is True and "old_path" not in files["x b/bin.dat"]

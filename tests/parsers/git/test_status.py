@@ -89,7 +89,7 @@ def test_documented_forms_without_a_repository() -> None:
     assert got["entries"][0]["xy"] == "UU" and got["detached"] is True
 
 
-def test_leading_flags_are_skipped(work: Path) -> None:
+def test_bug_35_leading_flags_are_skipped(work: Path) -> None:
     # bug 35: -C, --no-pager and -c before the subcommand used to mean "no parser"
     args = ["-C", str(work), "--no-pager", "-c", "core.fsmonitor=false", "status", "--porcelain"]
     out = parse("git", args, git(work, "status", "--porcelain"))
