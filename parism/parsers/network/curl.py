@@ -20,6 +20,7 @@ notes; both prefixed and plain forms are read.  Only header output is parsed: wi
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -52,17 +53,17 @@ class CurlResult(BaseModel):
     unparsed: list[str] | None = None
 
 
-def _add_header(resp: dict, name: str, value: str) -> None:
+def _add_header(resp: dict[str, Any], name: str, value: str) -> None:
     resp["header_list"].append({"name": name, "value": value})
     key = name.lower()
     headers = resp["headers"]
     headers[key] = f"{headers[key]}, {value}" if key in headers else value
 
 
-def parse(text: str, pin: ParseInput) -> dict:
-    responses: list[dict] = []
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    responses: list[dict[str, Any]] = []
     unparsed: list[str] = []
-    current: dict | None = None
+    current: dict[str, Any] | None = None
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         if line.startswith(("* ", "*\t", "> ", ">\t")) or line in ("*", ">", "{", "}") or line.startswith(("{ ", "} ")):

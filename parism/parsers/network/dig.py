@@ -113,7 +113,7 @@ def _logical_lines(text: str) -> list[str]:
     return out
 
 
-def _short(text: str) -> dict:
+def _short(text: str) -> dict[str, object]:
     """``+short``: one rdata per line.  Every record type's rdata has a digit, a dot, a colon or a
     quote (addresses, names ending in ``.``, TXT strings, MX/SRV numbers), so a line with none of
     them is not a value; it is reported, not returned as one."""
@@ -126,13 +126,13 @@ def _short(text: str) -> dict:
         (values if _RDATA_HINT.search(s) else unparsed).append(s)
     if unparsed and not values:
         raise Unrecognized("dig +short: no line looks like record data")
-    out: dict[str, list[str]] = {"values": values}
+    out: dict[str, object] = {"values": values}
     if unparsed:
         out["unparsed"] = unparsed
     return out
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     if pin.tokens.has("+short"):
         return _short(text)
     queries: list[dict[str, object]] = []
@@ -164,7 +164,8 @@ def parse(text: str, pin: ParseInput) -> dict:
             if sm:
                 section = _SECTION_KEYS.get(sm.group("name"), "")
             continue
-        rec = _record(s, current.get("query") if isinstance(current.get("query"), str) else None)
+        asked = current.get("query")
+        rec = _record(s, asked if isinstance(asked, str) else None)
         if rec is None or not section:
             unparsed.append(s)
             continue

@@ -99,7 +99,7 @@ def _row(table: HeaderTable, line: str) -> dict[str, object] | None:
     return row
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
     if not lines:
         return {"entries": []}

@@ -30,6 +30,7 @@ printed) and the ``Interface List`` as ``interfaces`` (index, MAC text, name).
 from __future__ import annotations
 
 import re
+from typing import Any
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
@@ -70,8 +71,8 @@ class Connection(BaseModel):
 
 class NetstatResult(BaseModel):
     connections: list[Connection]
-    routes: list[dict] | None = None
-    interfaces: list[dict] | None = None
+    routes: list[dict[str, Any]] | None = None
+    interfaces: list[dict[str, Any]] | None = None
     skipped_sections: list[str] | None = None
     unparsed: list[str] | None = None
 
@@ -133,8 +134,8 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
             continue
         if c in ("pid_program", "timer"):
             rest = line[token_offset(line, tokens, i):].rstrip()
-            if c == "pid_program" and "timer" in post and (t := _TIMER.search(rest)):
-                row["timer"], rest = t.group().strip(), rest[: t.start()]
+            if c == "pid_program" and "timer" in post and (tm := _TIMER.search(rest)):
+                row["timer"], rest = tm.group().strip(), rest[: tm.start()]
             row.update(pid_program(rest) if c == "pid_program" else {"timer": rest})
             break
         _put(row, c, _value(c, tok))
@@ -210,7 +211,7 @@ class _Section:
     persistent: bool = False
 
 
-def _data_row(sec: _Section, line: str, s: str, out: dict[str, list], pin: ParseInput) -> bool:
+def _data_row(sec: _Section, line: str, s: str, out: dict[str, list[Any]], pin: ParseInput) -> bool:
     """Read one data line of the current section into ``out``; False when it is not a row."""
     tokens = s.split()
     if sec.mode == "inet" and sec.cols:
@@ -251,14 +252,14 @@ def _data_row(sec: _Section, line: str, s: str, out: dict[str, list], pin: Parse
     return True
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, list[Any]]:
     if pin.os == "windows" and pin.tokens.has("-e"):  # Windows -e: Ethernet statistics, not rows
         raise Unsupported("netstat -e on Windows prints interface statistics, not read by this parser",
                           hint_args=[a for a in pin.sub_args if a != "-e"] or ["-an"])
     if pin.os == "linux" and pin.tokens.has("-i", "--interfaces") and pin.tokens.has("-e", "--extend"):
         raise Unsupported("netstat -ie prints ifconfig-style blocks, not the interface table",
                           hint_args=["-i"])
-    out: dict[str, list] = {"connections": [], "routes": [], "interfaces": [], "groups": [],
+    out: dict[str, list[Any]] = {"connections": [], "routes": [], "interfaces": [], "groups": [],
                             "skipped_sections": [], "unparsed": []}
     sec = _Section()
     for raw in text.splitlines():

@@ -168,7 +168,7 @@ def _event(line: str) -> dict[str, object] | None:
     return row
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     out: dict[str, object] = {}
     replies: list[dict[str, object]] = []
     unparsed: list[str] = []

@@ -125,7 +125,7 @@ def _details(row: dict[str, object], tail: str) -> None:
         row["uid" if m.group("key") == "uid" else "inode"] = int(m.group("val"))
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     rows: list[dict[str, object]] = []
     unparsed: list[str] = []
     has_netid: bool | None = None

@@ -61,7 +61,7 @@ def _read_signals(text: str) -> list[dict[str, object]]:
     return out
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     if pin.tokens.has("-l", "-L", "--list", "--table"):
         stripped = text.strip()
         signals = _read_signals(stripped)

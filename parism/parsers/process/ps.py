@@ -220,7 +220,7 @@ def _read_row(line: str, keys: list[str]) -> dict[str, object] | None:
     return row
 
 
-def parse(text: str, pin: ParseInput) -> dict:
+def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = [ln.rstrip("\r\n") for ln in text.splitlines() if ln.strip()]
     if not lines:
         return {"processes": []}
