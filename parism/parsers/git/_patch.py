@@ -40,12 +40,26 @@ STATUS_LETTER = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", 
                   "T": "modified"}
 
 
+_SIDE_PREFIX = re.compile(r' "?([a-z0-9])/')
+
+
+def has_prefixes(header: str) -> bool:
+    """``diff --git a/x b/x`` (or mnemonic ``i/x w/x``): two *different* one-letter prefixes.
+    A repository with ``diff.noPrefix`` prints ``diff --git x x``, whose sides share their first
+    directory, so nothing is stripped there."""
+    rest = header[len("diff --git "):] if header.startswith("diff --git ") else ""
+    rest = rest[1:] if rest.startswith('"') else rest
+    if len(rest) < 2 or rest[1] != "/":
+        return False
+    return any(m.group(1) != rest[0] for m in _SIDE_PREFIX.finditer(rest))
+
+
 class _FileBuilder:
     """Collects the header facts of one ``diff --git`` block before choosing the paths."""
 
     def __init__(self, header: str, prefixed: bool):
         self.header = header
-        self.prefixed = prefixed
+        self.prefixed = prefixed and has_prefixes(header)
         self.old: str | None = None
         self.new: str | None = None
         self.quoted = False

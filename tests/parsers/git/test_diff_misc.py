@@ -127,3 +127,19 @@ def test_bug_34_paths_containing_space_b_slash(tmp_path: Path) -> None:
     files = diff(repo)
     assert set(files) == {"x b/y.txt", "x b/bin.dat"}  # a naive split at " b/" gives "x"
     assert files["x b/bin.dat"]["binary"] is True and "old_path" not in files["x b/bin.dat"]
+
+
+def test_no_prefix_and_mnemonic_prefix_configs(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "r")
+    repo = tmp_path / "r"
+    (repo / "a").mkdir()
+    (repo / "a" / "x.txt").write_text("1\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "x")
+    (repo / "a" / "x.txt").write_text("2\n")
+    assert set(diff(repo)) == {"a/x.txt"}
+    git(repo, "config", "diff.noprefix", "true")  # prints "diff --git a/x.txt a/x.txt"
+    assert set(diff(repo)) == {"a/x.txt"}
+    git(repo, "config", "diff.noprefix", "false")
+    git(repo, "config", "diff.mnemonicPrefix", "true")  # prints "diff --git i/a/x.txt w/a/x.txt"
+    assert set(diff(repo)) == {"a/x.txt"}
