@@ -65,13 +65,14 @@ class _Form:
         self.known = sorted({f for f in files if f != "-"}, key=len, reverse=True)
 
 
-def _prefix_fields(rest: str, form: _Form) -> tuple[list[int], str, str] | None:
-    """Read ``N<sep>`` fields (line number, byte offset) at the start of ``rest``.
+def _prefix_fields(rest: str, form: _Form, pos: int = 0) -> tuple[list[int], str, str] | None:
+    """Read ``N<sep>`` fields (line number, byte offset) at ``rest[pos:]`` (no copy: this is
+    tried at many positions of a line).
 
     Returns (numbers, separator, text) where separator is ':' (match) or '-' (context)."""
     want = int(form.numbered) + int(form.offsets)
     nums: list[int] = []
-    pos, sep = 0, ""
+    sep = ""
     for _ in range(want):
         end = pos
         while end < len(rest) and rest[end].isdigit():
@@ -92,10 +93,10 @@ def _split_name(line: str, form: _Form, seps: str, group_files: list[str]) -> tu
     numbers = form.numbered or form.offsets
     for name in [*group_files, *form.known]:
         if line.startswith(name) and len(line) > len(name) and line[len(name)] in seps:
-            if not numbers or _prefix_fields(line[len(name) + 1:], form):
+            if not numbers or _prefix_fields(line, form, len(name) + 1):
                 return name, line[len(name):]
     for i, ch in enumerate(line):
-        if ch in seps and (not numbers or _prefix_fields(line[i + 1:], form)):
+        if ch in seps and (not numbers or _prefix_fields(line, form, i + 1)):
             return line[:i], line[i:]
     return None
 
