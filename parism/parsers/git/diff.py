@@ -7,7 +7,7 @@ Schema::
               insertions?: int, deletions?: int,
               hunks?: [{start_a?: int, count_a?: int, start_b?: int, count_b?: int,
                         header?: str, lines: [str]}]}],
-     commit?: {…git log commit…}}                                  (git show only)
+     commit?: {…git log commit…}, tag?: str}                       (git show only)
 
 ``path`` is the new path (the old one for a deleted file); ``old_path`` only when it differs.
 Paths come from ``rename from/to``, ``---``/``+++`` and, for binary or mode-only changes, the
@@ -32,6 +32,7 @@ from parism.parsers.text._common import drop_flags, split_lines
 
 
 class DiffResult(BaseModel):
+    tag: str | None = None
     commit: Commit | None = None
     files: list[DiffFile]
     stats: Stats | None = None
@@ -97,13 +98,21 @@ def parse(text: str, pin: ParseInput) -> DiffResult:
 
 
 def parse_show(text: str, pin: ParseInput) -> DiffResult:
-    """``git show <commit>``: one commit block (message, stats) and its patch."""
-    commits = parse_blocks(split_lines(text)[0], not pin.tokens.has("--no-prefix"))
+    """``git show <commit>``: one commit block (message, stats) and its patch. For an annotated
+    tag git first prints the tag object (``tag v1``, ``Tagger:``, its message): ``tag`` keeps
+    its name and the tag block is not parsed further."""
+    lines = split_lines(text)[0]
+    tag = None
+    if lines and lines[0].startswith("tag "):
+        tag = lines[0][4:]
+        start = next((i for i, ln in enumerate(lines) if ln.startswith("commit ")), len(lines))
+        lines = lines[start:]
+    commits = parse_blocks(lines, not pin.tokens.has("--no-prefix"))
     if len(commits) != 1:
         raise Unrecognized("git show: expected exactly one commit")
     commit = commits[0]
     files, commit.files = commit.files or [], None
-    return DiffResult(commit=commit, files=files)
+    return DiffResult(tag=tag, commit=commit, files=files)
 
 
 _BOOL = ("--cached --staged -w --ignore-all-space -b --ignore-space-change --ignore-blank-lines "
@@ -148,6 +157,7 @@ SHOW_PARSER = Parser(
         | {"--no-notes": "bool", "--format": "attached", "--pretty": "attached"},
         values=_VALUES | {"--format": "medium", "--pretty": "medium|"},
         max_positionals=1,
+        positional_pattern=r"[^:]+",  # "rev:path" shows file content, not a commit
         hint=hint,
     ),
     parse=parse_show,

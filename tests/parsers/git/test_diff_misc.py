@@ -143,3 +143,11 @@ def test_no_prefix_and_mnemonic_prefix_configs(tmp_path: Path) -> None:
     git(repo, "config", "diff.noprefix", "false")
     git(repo, "config", "diff.mnemonicPrefix", "true")  # prints "diff --git i/a/x.txt w/a/x.txt"
     assert set(diff(repo)) == {"a/x.txt"}
+
+
+def test_show_annotated_tag_and_blob(work: Path) -> None:
+    res = parsed("git", ["show", "v1.0"], git(work, "show", "v1.0"))
+    assert res["tag"] == "v1.0" and res["commit"]["message"].startswith("initial commit")
+    assert len(res["files"]) == 7  # the initial commit added seven files (gitrepo.build)
+    out = parse("git", ["show", "HEAD:a.txt"], "ONE\n")
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
