@@ -13,6 +13,8 @@ sockets where the command allows it, so no unrelated host data lands in the repo
 
 from __future__ import annotations
 
+from typing import Any
+
 import http.server
 import ipaddress
 import json
@@ -37,7 +39,7 @@ def run(argv: list[str]) -> str:
     return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=60).stdout
 
 
-def save(cmd: str, name: str, argv: list[str], expected: dict, note: str,
+def save(cmd: str, name: str, argv: list[str], expected: dict[str, Any], note: str,
          keep_pids: tuple[int, ...] = ()) -> None:
     """Write one fixture; ``keep_pids`` keeps only the header and the rows of those processes."""
     if ONLY and cmd not in ONLY:
@@ -76,7 +78,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def _workers() -> tuple[subprocess.Popen, subprocess.Popen]:
+def _workers() -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
     code = ("import socket, time;  t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1);"
             f" t.bind(('127.0.0.1', {TCP_PORT})); t.listen();"
             f" u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('127.0.0.1', {UDP_PORT}));"
@@ -87,7 +89,7 @@ def _workers() -> tuple[subprocess.Popen, subprocess.Popen]:
     return listener, sleeper
 
 
-def capture_process(listener: subprocess.Popen, sleeper: subprocess.Popen) -> None:
+def capture_process(listener: subprocess.Popen[bytes], sleeper: subprocess.Popen[bytes]) -> None:
     pids = f"{listener.pid},{sleeper.pid}"
     expect = []
     for p in (listener, sleeper):
@@ -117,7 +119,7 @@ def capture_process(listener: subprocess.Popen, sleeper: subprocess.Popen) -> No
     save("kill", "l-9", ["kill", "-l", "9"], {"names": ["KILL"]}, "signal 9 is KILL")
 
 
-def capture_network(listener: subprocess.Popen) -> None:
+def capture_network(listener: subprocess.Popen[bytes]) -> None:
     sock = {"tcp_port": TCP_PORT, "udp_port": UDP_PORT, "pid": listener.pid, "program": "python3"}
     note = "the listener this script started: TCP 127.0.0.1:47811 LISTEN and UDP 127.0.0.1:47812"
     save("netstat", "tuln", ["netstat", "-tuln"], sock, note)

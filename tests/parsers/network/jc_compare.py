@@ -33,7 +33,7 @@ def placeholder(a: Any) -> Any:
     return None if a in ("-", "?", "??", "", None) else a
 
 
-def compare_rows(label: str, ours: Sequence[dict], theirs: Sequence[dict],
+def compare_rows(label: str, ours: Sequence[dict[str, Any]], theirs: Sequence[dict[str, Any]],
                  fields: Sequence[tuple[str, str, Norm]], limit: int = 20) -> list[str]:
     """Mismatches between two row lists, compared position by position on ``fields``."""
     problems: list[str] = []

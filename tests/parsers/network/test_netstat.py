@@ -3,10 +3,12 @@ rows checked by hand (BSD ``ip.port``, Windows CRLF and ``-b``), and §22.3 #44.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.fixtures import corpus_text, parse, parse_fixture
 
 
-def _find(rows: list[dict], **want: object) -> dict:
+def _find(rows: list[dict[str, Any]], **want: object) -> dict[str, Any]:
     hits = [r for r in rows if all(r.get(k) == v for k, v in want.items())]
     assert len(hits) == 1, (want, rows)
     return hits[0]
@@ -142,4 +144,5 @@ def test_unix_only_listing_is_unsupported_not_empty() -> None:
             "unix  2      [ ACC ]     STREAM     LISTENING     20812    /run/udev/control\n")
     out = parse("netstat", ["-xl"], text)
     assert out.parsed is None and out.parse_error is not None
-    assert out.parse_error.reason == "unsupported_format" and out.parse_error.hint.args == ["-tuan"]
+    assert out.parse_error.reason == "unsupported_format"
+    assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-tuan"]

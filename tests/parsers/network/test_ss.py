@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.fixtures import corpus_text, parse, parse_fixture
 
 
-def _port(rows: list[dict], port: int) -> dict:
+def _port(rows: list[dict[str, Any]], port: int) -> dict[str, Any]:
     hits = [r for r in rows if r.get("local_port") == str(port)]
     assert len(hits) == 1, rows
     return hits[0]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.parsers.network.fixtures import corpus_text, parse, parse_fixture
 
 
-def _by_pid(parsed: dict) -> dict[int, dict]:
+def _by_pid(parsed: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return {row["pid"]: row for row in parsed["processes"]}
 
 

@@ -5,6 +5,8 @@ lists are joined back with ", ", numbers compared as text, epoch keys ignored.""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def _jc_value(v: object) -> str:
     if isinstance(v, list):
@@ -16,7 +18,7 @@ def _norm(v: str) -> str:
     return ", ".join(p.strip() for p in v.split(","))
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     jc = [r for r in expected if r.get("_type") == "response"]
     ours = parsed.get("responses", [])

@@ -4,10 +4,12 @@ server)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import compare_rows, num, same
 
 
-def _undot(v: object) -> object:
+def _undot(v: Any) -> Any:
     return v[:-1] if isinstance(v, str) and v.endswith(".") and len(v) > 1 else v
 
 
@@ -15,15 +17,15 @@ def _value(v: object) -> object:
     """jc strips TXT quotes in some versions and keeps them in others; compare without them."""
     if not isinstance(v, str):
         return v
-    v = _undot(v)
-    return v[1:-1] if len(v) >= 2 and v[0] == v[-1] == '"' and v.count('"') == 2 else v
+    text: str = _undot(v)
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' and text.count('"') == 2 else text
 
 
 _RECORD = [("name", "name", _undot), ("ttl", "ttl", num), ("class", "class", same),
            ("type", "type", same), ("value", "data", _value)]
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     jc_queries = [q for q in expected if "question" in q or "axfr" in q or "answer" in q]
     jc_answers = [r for q in jc_queries for r in q.get("answer", q.get("axfr", []))]

@@ -4,6 +4,8 @@ the TCP/UDP node of socket rows); tid and size_off are compared too (jc turns ``
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import compare_rows, num, same
 
 def _size_off(v: object) -> object:
@@ -18,7 +20,7 @@ _FIELDS = [("command", "command", same), ("pid", "pid", num), ("tid", "tid", num
            ("size_off", "size_off", _size_off), ("full_name", "name", same)]
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     ours = []
     for r in parsed.get("entries", []):
         r = dict(r)

@@ -4,6 +4,8 @@ interface → interfaces. jc's socket and macOS kernel rows are sections Parism 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import compare_rows, num, placeholder, same
 
 
@@ -32,7 +34,7 @@ _IFACE = [("iface", "iface", same), ("mtu", "mtu", num), ("network", "network", 
           ("opkts", "opkts", num), ("ierrs", "ierrs", num), ("oerrs", "oerrs", num), ("flg", "flg", same)]
 
 
-def _jc_fixed(row: dict) -> dict:
+def _jc_fixed(row: dict[str, Any]) -> dict[str, Any]:
     """Two narrow, hand-checked jc defects on BSD rows whose optional columns are blank:
 
     - FreeBSD ``-AaT`` UDP rows print no Rexmit/OOORcv/0-win numbers
@@ -50,7 +52,7 @@ def _jc_fixed(row: dict) -> dict:
     return fixed
 
 
-def _compare_connections(ours: list, theirs: list) -> list[str]:
+def _compare_connections(ours: list[Any], theirs: list[Any]) -> list[str]:
     problems: list[str] = []
     fixed = [_jc_fixed(r) for r in theirs]
     for i, (a, b) in enumerate(zip(ours, fixed)):
@@ -64,7 +66,7 @@ def _compare_connections(ours: list, theirs: list) -> list[str]:
     return problems
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     conns = [r for r in expected if r.get("kind", "network") == "network"]
     problems = _compare_connections(parsed.get("connections", []), conns)
     problems += compare_rows("routes", parsed.get("routes", []), [r for r in expected if r.get("kind") == "route"], _ROUTE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import num, same
 
 _FIELDS = [("target", "destination", same), ("target_ip", "destination_ip", same),
@@ -11,7 +13,7 @@ _FIELDS = [("target", "destination", same), ("target_ip", "destination_ip", same
            ("rtt_stddev_ms", "round_trip_ms_stddev", num), ("source_ip", "source_ip", same)]
 
 
-def check(parsed: dict, expected: dict, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: dict[str, Any], entry: dict[str, Any]) -> list[str]:
     problems = []
     for ours, theirs, norm in _FIELDS:
         a, b = norm(parsed.get(ours)), norm(expected.get(theirs))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import compare_rows, num, placeholder, same
 
 _AUX = [("user", "user", same), ("pid", "pid", num), ("cpu", "cpu_percent", num),
@@ -12,7 +14,7 @@ _EF = [("uid", "uid", same), ("pid", "pid", num), ("ppid", "ppid", num), ("c", "
        ("start", "stime", same), ("time", "time", same), ("command", "cmd", same)]
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     rows = parsed.get("processes", [])
     is_ef = "-ef" in entry["argv"]
     fields = list(_EF if is_ef else _AUX) + [("tty", "tty" if is_ef or entry["os_family"] != "macos" else "tt", placeholder)]

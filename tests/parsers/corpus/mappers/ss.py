@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.parsers.network.jc_compare import compare_rows, num, same
 
 _FIELDS = [("netid", "netid", same), ("state", "state", same), ("recv_q", "recv_q", num),
@@ -13,7 +15,7 @@ _FIELDS = [("netid", "netid", same), ("state", "state", same), ("recv_q", "recv_
            ("pid", "pid", num), ("interface", "interface", same), ("link_layer", "link_layer", same)]
 
 
-def _jc_row(r: dict) -> dict:
+def _jc_row(r: dict[str, Any]) -> dict[str, Any]:
     out = dict(r)
     if out.get("interface") and out.get("local_address") and "%" not in out["local_address"]:
         out["local_address"] = f"{out['local_address']}%{out['interface']}"
@@ -23,7 +25,7 @@ def _jc_row(r: dict) -> dict:
     return out
 
 
-def check(parsed: dict, expected: list, entry: dict) -> list[str]:
+def check(parsed: dict[str, Any], expected: list[Any], entry: dict[str, Any]) -> list[str]:
     ours = parsed.get("connections", [])
     theirs = [_jc_row(r) for r in expected]
     problems = compare_rows("connections", ours, theirs, _FIELDS)
