@@ -194,3 +194,25 @@ def parse_files(lines: list[str], start: int, prefixed: bool) -> list[DiffFile]:
         if f.hunks == []:
             f.hunks = None
     return files
+
+
+def name_line(line: str, with_status: bool) -> DiffFile:
+    """One ``--name-only`` line (a path) or ``--name-status`` line (``R100<TAB>old<TAB>new``)."""
+    if not with_status:
+        path, q = unquote(line)
+        return DiffFile(path=path, quoted=q or None)
+    parts = line.split("\t")
+    code = parts[0][:1]
+    if code not in STATUS_LETTER or len(parts) not in (2, 3):
+        raise Unrecognized(f"git --name-status: unexpected line {line[:80]!r}")
+    paths = [unquote(p) for p in parts[1:]]
+    f = DiffFile(path=paths[-1][0], status=STATUS_LETTER[code], quoted=any(q for _, q in paths) or None)
+    if len(paths) == 2:
+        f.old_path = paths[0][0]
+        f.similarity = int(parts[0][1:]) if parts[0][1:].isdigit() else None
+    return f
+
+
+def parse_names(lines: list[str], with_status: bool) -> list[DiffFile]:
+    """``--name-only`` / ``--name-status`` output: one file per non-empty line."""
+    return [name_line(line, with_status) for line in lines if line]

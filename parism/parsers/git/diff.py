@@ -25,7 +25,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.git._patch import STATUS_LETTER, DiffFile, parse_files
+from parism.parsers.git._patch import DiffFile, parse_files, parse_names
 from parism.parsers.git._quote import unquote
 from parism.parsers.git.log import Commit, Stats, parse_blocks, read_stat_line
 from parism.parsers.text._common import drop_flags, split_lines
@@ -36,30 +36,6 @@ class DiffResult(BaseModel):
     commit: Commit | None = None
     files: list[DiffFile]
     stats: Stats | None = None
-
-
-def parse_names(lines: list[str], with_status: bool) -> list[DiffFile]:
-    """``--name-only`` (one path per line) and ``--name-status`` (``R100<TAB>old<TAB>new``)."""
-    files: list[DiffFile] = []
-    for line in lines:
-        if not line:
-            continue
-        if not with_status:
-            path, q = unquote(line)
-            files.append(DiffFile(path=path, quoted=q or None))
-            continue
-        parts = line.split("\t")
-        code = parts[0][:1]
-        if code not in STATUS_LETTER or len(parts) not in (2, 3):
-            raise Unrecognized(f"git diff --name-status: unexpected line {line[:80]!r}")
-        paths = [unquote(p) for p in parts[1:]]
-        f = DiffFile(path=paths[-1][0], status=STATUS_LETTER[code],
-                     quoted=any(q for _, q in paths) or None)
-        if len(paths) == 2:
-            f.old_path = paths[0][0]
-            f.similarity = int(parts[0][1:]) if parts[0][1:].isdigit() else None
-        files.append(f)
-    return files
 
 
 def parse_numstat(lines: list[str]) -> list[DiffFile]:

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
 from parism.parsers.dates import ctime_zone_to_iso, gnu_to_iso
-from parism.parsers.git._patch import DiffFile, parse_files
+from parism.parsers.git._patch import DiffFile, name_line, parse_files
 from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
 from parism.parsers.text._common import drop_flags, split_lines
 from parism.policy.tokenize import Tokens
@@ -164,9 +164,10 @@ def _header_line(line: str, c: Commit) -> bool:
     return True
 
 
-def parse_blocks(lines: list[str], prefixed: bool = True) -> list[Commit]:
+def parse_blocks(lines: list[str], prefixed: bool = True, names: str | None = None) -> list[Commit]:
     """Read ``commit <hash>`` blocks; a patch (``-p``, ``git show``) after a commit's message runs
-    to the next ``commit <hash>`` line (patch lines never start with that) and becomes ``files``."""
+    to the next ``commit <hash>`` line (patch lines never start with that) and becomes ``files``,
+    as do the path lines of ``--name-only``/``--name-status`` (``names``: "only" | "status")."""
     commits: list[Commit] = []
     state = "none"
     msg: list[str] = []
@@ -205,6 +206,11 @@ def parse_blocks(lines: list[str], prefixed: bool = True) -> list[Commit]:
             (msg if state == "message" else notes).append(line[4:])
         elif _NOTES.match(line) and state == "message":
             state = "notes"
+        elif names and line and state in ("message", "names"):
+            commit = commits[-1]
+            commit.files = commit.files if commit.files is not None else []
+            commit.files.append(name_line(line, names == "status"))
+            state = "names"
         elif line and _commit_stat(line, commits[-1]):
             state = "stats"
         elif line:
@@ -292,8 +298,11 @@ def _pretty(tokens: Tokens) -> str | None:
 def _supports(tokens: Tokens) -> str | None:
     fmt = _pretty(tokens)
     multi_line = fmt is None or (fmt in NAMED and fmt != "oneline")
-    if tokens.has("-p", "-u", "--patch", "--cc") and not multi_line:
-        return "-p is read with the multi-line formats only"
+    if tokens.has("-p", "-u", "--patch", "--cc", "--name-only", "--name-status") and not multi_line:
+        return "-p and --name-only/--name-status are read with the multi-line formats only"
+    if tokens.has("--name-only", "--name-status") and tokens.has(
+            "--stat", "--shortstat", "--numstat", "-p", "-u", "--patch", "--cc"):
+        return "--name-only/--name-status are read without --stat or -p"
     if tokens.has("--graph") and (multi_line or tokens.has(
             "--stat", "--shortstat", "--numstat", "-p", "-u", "--patch")):
         return "--graph is read with one line per commit only (--oneline or --format)"
@@ -313,7 +322,8 @@ def parse(text: str, pin: ParseInput) -> LogResult:
         decorate = pin.tokens.has("--decorate") and (not deco or deco[-1] != "no")
         return LogResult(commits=parse_oneline(lines, decorate))
     if fmt is None or fmt in NAMED:
-        return LogResult(commits=parse_blocks(lines, not pin.tokens.has("--no-prefix")))
+        names = "only" if pin.tokens.has("--name-only") else "status" if pin.tokens.has("--name-status") else None
+        return LogResult(commits=parse_blocks(lines, not pin.tokens.has("--no-prefix"), names))
     compiled = compile_format(fmt)
     if isinstance(compiled, str):
         raise Unsupported(f"git log: {compiled}", hint_args=hint(pin.sub_args))
@@ -336,7 +346,7 @@ _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
          "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv -p -u --patch "
-         "--no-prefix --cc --graph").split()
+         "--no-prefix --cc --graph --name-only --name-status").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
     "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
     "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",

@@ -125,3 +125,11 @@ def test_graph_with_one_line_per_commit(work: Path) -> None:
 def test_show_current(work: Path) -> None:
     got = parsed("git", ["branch", "--show-current"], git(work, "branch", "--show-current"))
     assert got == {"branches": [{"name": "main", "current": True}]}
+
+
+def test_log_name_status_and_name_only(work: Path) -> None:
+    commits = log(work, "--name-status", "-n", "1")
+    assert commits[0]["files"] == [{"path": "a.txt", "status": "modified"}]
+    first = [c for c in log(work, "--name-only") if c["message"].startswith("initial")][0]
+    assert sorted(f["path"] for f in first["files"]) == sorted(
+        ["a.txt", "name with space.txt", "ünï.txt", "arrow -> name.txt", "colon:file.txt", "gone.txt", "bin.dat"])
