@@ -20,7 +20,8 @@ FORMS: list[tuple[str, list[str]]] = [
     ("git", ["status"]), ("git", ["status", "--porcelain", "-z"]), ("git", ["status", "-sb"]),
     ("git", ["status", "--porcelain=v2", "-z"]), ("git", ["status", "--porcelain=v2"]),
     ("git", ["log"]), ("git", ["log", "--oneline", "--decorate"]), ("git", ["log", "--numstat"]),
-    ("git", ["log", "--format=%H%x09%an%x09%aI%x09%s"]), ("git", ["diff"]), ("git", ["diff", "--name-status"]),
+    ("git", ["log", "--format=%H%x09%an%x09%aI%x09%s"]), ("git", ["log", "-p"]),
+    ("git", ["log", "--oneline", "--graph"]), ("git", ["log", "--name-status"]), ("git", ["diff", "--stat"]), ("git", ["diff"]), ("git", ["diff", "--name-status"]),
     ("git", ["show"]), ("git", ["branch", "-vv"]), ("git", ["branch", "-a"]), ("git", ["ls-files", "-s"]),
     ("git", ["remote", "-v"]), ("git", ["tag", "-n"]), ("git", ["describe"]), ("git", ["shortlog", "-sn", "HEAD"]),
 ]
@@ -33,7 +34,8 @@ SAMPLE_LINES = [
     "On branch main", "Changes to be committed:", "\tmodified:   x", "\trenamed:    a -> b", "Untracked files:",
     "./a:1:text", "a-2-ctx", "--", "grep: x: binary file matches", "==> a <==", "     1\tline", "X=1",
     "  3  4  5 f", "3\t1\tpath", "-\t-\tbin", "v1.0-3-gabc1234-dirty", "   12\tName <e@x>", "origin\tu (fetch)",
-    "100644 " + "a" * 40 + " 0\tpath", "", "\0", "\r", "é", "\x1b[31m",
+    "100644 " + "a" * 40 + " 0\tpath", "*   abc1234 Merge", "|\\  ", "| * def5678 x", "|/", "M\tpath",
+    "R100\told\tnew", "Notes:", "tag v1.0", "", "\0", "\r", "é", "\x1b[31m",
 ]
 
 
