@@ -18,10 +18,12 @@ from __future__ import annotations
 import errno
 import json
 import os
+import queue
 import select
 import signal
 import struct
 import subprocess
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -73,12 +75,13 @@ class _StatusPipe:
         self.data = b""
         self.eof = False
 
-    def read_until(self, markers: tuple[bytes, ...], timeout: float) -> bool:
-        """Read until one of ``markers`` was seen (True), EOF or the timeout (False)."""
-        deadline = time.monotonic() + timeout
-        while not self.seen(markers) and not self.eof:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+    def read_until(self, markers: tuple[bytes, ...], timeout: float | None) -> bool:
+        """Read until one of ``markers`` was seen (True), EOF or the timeout (False; None
+        blocks, 0 polls once)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.seen(markers) and not self.eof and self.fd >= 0:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([self.fd], [], [], left)[0]:
                 return False
             chunk = os.read(self.fd, 4096)
             self.data += chunk
@@ -176,8 +179,9 @@ class Prepared:
         return SandboxStarted(self)
 
     def end(self, info_fd: int | None) -> None:
-        """Kill the sandbox's tree and remove its cgroup (if it has one)."""
+        """Kill the sandbox's tree, remove its cgroup (if any), close the status pipe."""
         kill_sandbox(self.proc, info_fd, sweep=not self.plan.pid_namespace)
+        self.status.close()
         if self.cgroup and self.proc.poll() is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -193,7 +197,6 @@ class Prepared:
             os.close(self._control_w)
             self._control_w = -1
         self.end(self._info_r)
-        self.status.close()
         self.stdout.close()
         self.stderr.close()
 
@@ -212,10 +215,7 @@ def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None, sweep: bool
             kids = psutil.Process(proc.pid).children(recursive=True) if sweep else []
         except psutil.Error:
             kids = []
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _signal_group(proc, signal.SIGKILL)
         for kid in kids:
             try:
                 kid.kill()
@@ -227,6 +227,15 @@ def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None, sweep: bool
             pass
     if inner is not None:
         _wait_gone(inner)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Signal bwrap's process group, unless bwrap was reaped (its pid may be reused)."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _inner_pid(info_fd: int) -> psutil.Process | None:
@@ -257,11 +266,16 @@ def _wait_gone(proc: psutil.Process) -> None:
 
 
 class SandboxStarted:
-    """``Started`` for a sandboxed command: bwrap's pid, the command's pipes and exact status."""
+    """``Started`` for a sandboxed command: bwrap's pid, the command's pipes and exact status.
+
+    The command is over when the helper reports its wait status: by then the helper (a
+    subreaper) has killed and reaped every descendant, so only bwrap's own processes remain,
+    tearing the namespaces down. ``wait`` returns at that report, and ``kill_tree`` leaves the
+    teardown to a background reaper — the call does not pay for it. Without a report (timeout,
+    cancellation, cap) the kill is synchronous and waits for the sandbox's PID 1."""
 
     def __init__(self, prepared: Prepared) -> None:
         self._prepared = prepared
-        self._proc = prepared.proc
         self._info_fd: int | None = prepared._info_r
         self._code: int | None = None
         self.pid = prepared.proc.pid
@@ -271,29 +285,65 @@ class SandboxStarted:
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Return code with Popen's convention (negative = killed by that signal)."""
-        if self._code is not None:
-            return self._code
-        try:
-            outer = self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-        self._code = self._read_status(outer)
+        if self._code is None:
+            self._code = self._status(timeout)
         return self._code
 
-    def _read_status(self, outer: int) -> int:
-        """The helper's report wins over bwrap's 128+N; no report → bwrap's own status."""
+    def _status(self, timeout: float | None) -> int | None:
         status = self._prepared.status
-        status.read_until((b"\nW ", b"\nE "), KILL_WAIT_S)
-        status.close()
-        for line in status.lines():
+        status.read_until(_REPORTS, timeout)
+        reported = self._reported()
+        if reported is not None:
+            return reported
+        if not status.eof:
+            return None  # still running
+        try:  # bwrap and the helper are gone without a report: bwrap's own status
+            return self._prepared.proc.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _reported(self) -> int | None:
+        """The helper's report, if it came: the exact wait status, or 127 for a failed exec."""
+        for line in self._prepared.status.lines():
             kind, _, rest = line.partition(" ")
             if kind == "W" and rest.isdigit():
                 return os.waitstatus_to_exitcode(int(rest))
             if kind == "E":
                 self.spawn_error = rest
                 return 127
-        return outer
+        return None
 
     def kill_tree(self) -> None:
         info, self._info_fd = self._info_fd, None
-        self._prepared.end(info)
+        if info is None:
+            return
+        if self._reported() is not None:
+            _signal_group(self._prepared.proc, signal.SIGKILL)  # start the teardown now
+            _reaper().put(lambda: self._prepared.end(info))
+        else:
+            self._prepared.end(info)
+
+
+_REPORTS = (b"\nW ", b"\nE ")
+_reaper_queue: queue.SimpleQueue[Callable[[], None]] | None = None
+_reaper_lock = threading.Lock()
+
+
+def _reaper() -> queue.SimpleQueue[Callable[[], None]]:
+    """A daemon thread that finishes sandboxes whose command is already over."""
+    global _reaper_queue
+    with _reaper_lock:
+        if _reaper_queue is None:
+            _reaper_queue = queue.SimpleQueue()
+            threading.Thread(target=_reap_forever, args=(_reaper_queue,), name="parism-sandbox-reaper",
+                             daemon=True).start()
+        return _reaper_queue
+
+
+def _reap_forever(todo: queue.SimpleQueue[Callable[[], None]]) -> None:
+    while True:
+        job = todo.get()
+        try:
+            job()
+        except Exception:  # a failed cleanup must not stop the next ones
+            continue

@@ -15,7 +15,8 @@ import pytest
 
 from parism.sandbox.launcher import Prepared
 from parism.sandbox.pool import Pool
-from tests.security.sandbox.helpers import SH, alive, decision, make_spec, run, sandbox_factory, workspace
+from tests.security.sandbox.helpers import (PY3, SH, alive, decision, make_spec, marker, run,
+                                            sandbox_factory, stragglers, workspace)
 
 __all__ = ["sandbox_factory", "workspace"]
 
@@ -55,16 +56,29 @@ def test_entries_are_single_use(sandbox_factory, workspace: Path) -> None:
         prepared.handover(["/usr/bin/true"])
     assert started.wait(10) == 0
     started.kill_tree()
-    assert alive([started.pid]) == []
+    _wait_dead([started.pid])
+
+
+def _wait_dead(pids: list[int], timeout: float = 3.0) -> None:
+    """bwrap's own processes end right after the command (teardown in the background)."""
+    deadline = time.monotonic() + timeout
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert alive(pids) == []
 
 
 def test_pooled_sandbox_dies_with_its_call(sandbox_factory, workspace: Path) -> None:
+    """The command's processes are gone when the call returns; bwrap's own (PID 1, helper)
+    finish their namespace teardown in the background right after."""
     sb = sandbox_factory([str(workspace)])
     plan = sb.plan(decision(), make_spec([SH], str(workspace)))
     run(sb, ["/usr/bin/true"], str(workspace))
     _wait_ready(sb._pool, plan)
-    r = run(sb, [SH, "-c", "sleep 300 & echo $!"], str(workspace))
-    assert r.cap.exit_code == 0 and alive(r.tracked) == []
+    token = marker()
+    r = run(sb, [SH, "-c", f"{PY3} -c 'import time; time.sleep(300)' {token} & echo started"], str(workspace))
+    assert r.cap.exit_code == 0 and r.out == "started\n" and sb._pool.hits == 1
+    assert stragglers(token) == []
+    _wait_dead(r.tracked)
 
 
 def test_close_kills_unused_sandboxes(sandbox_factory, workspace: Path) -> None:
