@@ -184,33 +184,37 @@ def _convert(kind: str, text: str) -> tuple[bool, object]:
     return True, text
 
 
-def _read_row(line: str, keys: list[str]) -> dict[str, object] | None:
+_TOKEN = re.compile(r"\S+")
+_LSTART = re.compile(r"\S+(?:\s+\S+){%d}" % (_LSTART_TOKENS - 1))
+
+
+Spec = list[tuple[str, str, str, "re.Pattern[str]"]]  # (header key, field, kind, token regex)
+
+
+def _spec(keys: list[str]) -> Spec:
+    out: Spec = []
+    for key in keys:
+        field, kind = _COLUMNS.get(key, ("", "str"))
+        out.append((key, field, kind, _LSTART if kind == "lstart" else _TOKEN))
+    return out
+
+
+def _read_row(line: str, spec: Spec) -> dict[str, object] | None:
+    """One token per column (five for ``lstart``); the last column is the rest of the line."""
     row: dict[str, object] = {}
     pos = 0
-    n = len(line)
-    for i, key in enumerate(keys):
-        field, kind = _COLUMNS.get(key, ("", "str"))
-        while pos < n and line[pos] in " \t":
-            pos += 1
-        if pos >= n:
+    last = len(spec) - 1
+    for i, (key, field, kind, rx) in enumerate(spec):
+        m = rx.search(line, pos)
+        if m is None:
             return None
-        if i == len(keys) - 1:
-            text = line[pos:].rstrip()
-            if kind != "str" and kind != "lstart":
-                text = text.strip()
-        else:
-            width = _LSTART_TOKENS if kind == "lstart" else 1
-            start = pos
-            for w in range(width):
-                while pos < n and line[pos] not in " \t":
-                    pos += 1
-                if w < width - 1:
-                    while pos < n and line[pos] in " \t":
-                        pos += 1
-            text = line[start:pos]
-        ok, value = _convert("str" if kind == "lstart" else kind, text)
-        if not ok:
-            return None
+        text = line[m.start():].rstrip() if i == last else m.group()
+        pos = m.end()
+        value: object = text
+        if kind not in ("str", "lstart"):
+            ok, value = _convert(kind, text)
+            if not ok:
+                return None
         if field:
             row[field] = value
         else:
@@ -227,8 +231,9 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     keys, skip = _layout(lines, pin)
     rows: list[dict[str, object]] = []
     unparsed: list[str] = []
+    spec = _spec(keys)
     for line in lines[skip:]:
-        row = _read_row(line.rstrip("\r"), keys)
+        row = _read_row(line.rstrip("\r"), spec)
         if row is None:
             unparsed.append(line)
         else:
