@@ -21,11 +21,12 @@ MAX_EXAMPLES = 5
 
 # out-of-range argument samples whose contract hints become ``alternatives`` (§4.2)
 ALTERNATIVE_SAMPLES: dict[str, list[list[str]]] = {
-    "df": [["-B", "1G"]], "ps": [["-e"]], "dig": [["+short", "example.com"]], "free": [["--tebi"]],
-    "uname": [[]], "id": [["-un"]], "journalctl": [["-o", "verbose"]],
-    "systemctl": [["status", "ssh"]], "git": [["diff", "--stat"]],
-    "kubectl": [["get", "deployments"]], "docker": [["ps", "--format", "{{.Names}}"]],
-    "gh": [["issue", "list"]], "npm": [["outdated"]], "ls": [[]],
+    # argument forms agents type that a parser does not read; their hints are the alternatives
+    "df": [["-hi"]], "journalctl": [["-o", "verbose"]], "systemctl": [["status", "ssh"]],
+    "git": [["log", "--graph"], ["diff", "--stat=80"]], "kubectl": [["get", "deployments"]],
+    "docker": [["ps", "--format", "{{.Names}}"]], "gh": [["pr", "view", "1"]], "npm": [["ls", "--parseable"]],
+    "stat": [["-c", "%s", "file"]], "helm": [["list", "-o", "yaml"]], "curl": [["-s", "https://example.com"]],
+    "ls": [["-C"]], "tail": [["-f", "app.log"]],
 }
 
 Allowed = Callable[[str, list[str]], bool]  # does this call pass the live guard?

@@ -106,3 +106,13 @@ def test_parse_output_parses_saved_text(engine: Engine) -> None:
     assert env.ok and env.stdout.parsed == {"matches": [{"line": 3, "text": "xyz"}]}
     bad = engine.parse_output("grep", [], "x", os="plan9")
     assert bad.ok is False and bad.failure is not None and bad.failure.reason == "invalid_request"
+
+
+def test_every_alternative_sample_still_yields_an_alternative() -> None:
+    """A sample that a parser has learned to read gives no hint any more: it must be replaced,
+    or describe silently loses its alternatives."""
+    from parism.describe import ALTERNATIVE_SAMPLES, _alternatives
+
+    for cmd, samples in ALTERNATIVE_SAMPLES.items():
+        found = _alternatives(cmd, "linux", lambda c, a: True)
+        assert len(found) == len(samples), f"{cmd}: {samples} → {found}"
