@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -128,3 +132,41 @@ def test_nested_weak_level_still_confines(sandbox_factory, workspace: Path) -> N
     cap = execute(spec, Launcher(plan, None))
     assert cap.stdout.decode().split() == ["RO", "NONET", "done"], cap
     assert stragglers(token) == []
+
+
+# A server inside a container whose /proc has masked files (what Docker does without
+# systempaths=unconfined), simulated with an outer bwrap: the kernel then refuses a fresh
+# procfs to the inner sandbox, and the probe must settle on nested-weak — really, not mocked.
+IN_CONTAINER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from types import SimpleNamespace
+from parism.config.model import SandboxSettings
+from parism.executor import ExecSpec, execute
+from parism.sandbox import Sandbox
+spec = ExecSpec(argv=["/bin/sh", "-c", "touch /etc/x 2>/dev/null || echo RO"], cwd="/tmp", env={"PATH": "/usr/bin:/bin"},
+                timeout_s=10, max_stdout=4096, max_stderr=4096)
+dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+auto = Sandbox(SandboxSettings(mode="auto"), [], "/tmp")
+required = Sandbox(SandboxSettings(mode="required"), [], "/tmp")
+refusal = required.launcher(dec, spec)
+cap = execute(spec, auto.launcher(dec, spec))
+print(json.dumps({"level": auto.status()["level"], "reason": auto.status()["reason"],
+                  "required": refusal.reason, "out": cap.stdout.decode()}))
+auto.close()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the outer sandbox maps the test user to root to read the venv")
+def test_probe_settles_on_nested_weak_when_proc_is_masked() -> None:
+    repo = str(Path(__file__).resolve().parents[2])
+    outer = ["/usr/bin/bwrap", "--unshare-user", "--uid", "65534", "--gid", "65534", "--unshare-pid",
+             "--dev-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/dev/null", "/proc/timer_list",
+             "--tmpfs", "/tmp", "--", sys.executable, "-c", IN_CONTAINER, repo]
+    done = subprocess.run(outer, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["level"] == "nested-weak"
+    assert "fresh /proc cannot be mounted" in got["reason"]
+    assert got["required"] == "sandbox_unavailable"
+    assert got["out"] == "RO\n"
