@@ -100,11 +100,38 @@ class InFlight:
     count = 0
 
 
-async def _guarded(name: str, call: Callable[[], Awaitable[M]]) -> M:
+class LazyEngine:
+    """The engine, built once in a worker thread.
+
+    Importing the pipeline costs about 100 ms of CPU; :func:`_serve` starts the build while the
+    handshake is answered instead of before it, so a client's ``tools/list`` does not wait for
+    it.  Every tool awaits the same build; only the configuration (for the annotations) is
+    loaded up front.
+    """
+
+    def __init__(self, cfg: LoadedConfig, engine: Engine | None = None) -> None:
+        self.cfg = cfg
+        self._engine = engine
+        self._lock = anyio.Lock()
+
+    async def get(self) -> Engine:
+        if self._engine is None:
+            async with self._lock:
+                if self._engine is None:
+                    self._engine = await anyio.to_thread.run_sync(self._build)
+        return self._engine
+
+    def _build(self) -> Engine:
+        from parism.engine import Engine
+
+        return Engine(self.cfg)
+
+
+async def _guarded(name: str, engine: LazyEngine, call: Callable[[Engine], Awaitable[M]]) -> M:
     """Count the call, and turn an unexpected engine exception into a readable tool error."""
     InFlight.count += 1
     try:
-        return await call()
+        return await call(await engine.get())
     except anyio.get_cancelled_exc_class():
         raise
     except Exception as exc:  # the engine promises values; this is the last line of defence
@@ -129,7 +156,7 @@ def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
     )
 
 
-def build_server(engine: Engine, version: str) -> MCPServer:
+def build_server(engine: LazyEngine, version: str) -> MCPServer:
     """Register the four tools on a fresh MCPServer bound to ``engine``."""
     server = MCPServer("parism", version=version, instructions=INSTRUCTIONS)
     exec_hints = run_annotations(engine.cfg)
@@ -144,7 +171,7 @@ def build_server(engine: Engine, version: str) -> MCPServer:
     ) -> Annotated[CallToolResult, Envelope]:
         """Run an allowlisted command (no shell) and return its parsed output as a JSON envelope."""
         env = await _guarded(
-            "run", lambda: engine.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)
+            "run", engine, lambda e: e.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)
         )
         return tool_result(env, is_tool_error(env.failure))
 
@@ -163,9 +190,8 @@ def build_server(engine: Engine, version: str) -> MCPServer:
         """Run a command and return one page of its raw output lines (no parsing); see page_info."""
         env = await _guarded(
             "run_paged",
-            lambda: engine.arun_paged(
-                cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff
-            ),
+            engine,
+            lambda e: e.arun_paged(cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff),
         )
         return tool_result(env, is_tool_error(env.failure))
 
@@ -178,13 +204,13 @@ def build_server(engine: Engine, version: str) -> MCPServer:
     ) -> Annotated[CallToolResult, DescribeResult]:
         """Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules."""
         # A worker thread: the first describe may probe the sandbox (spawns bwrap).
-        res = await _guarded("describe", lambda: anyio.to_thread.run_sync(engine.describe, cmd))
+        res = await _guarded("describe", engine, lambda e: anyio.to_thread.run_sync(e.describe, cmd))
         return tool_result(res, is_tool_error(res.failure))
 
     @server.tool(name="dry_run", title="Check a command against the guard", annotations=READ_ONLY)
     async def dry_run(cmd: Cmd, args: Args = [], cwd: Cwd = None) -> Annotated[CallToolResult, DryRunResult]:  # noqa: B006
         """Run only the guard: would this command be allowed? Nothing is executed."""
-        res = await _guarded("dry_run", lambda: anyio.to_thread.run_sync(engine.dry_run, cmd, args, cwd))
+        res = await _guarded("dry_run", engine, lambda e: anyio.to_thread.run_sync(e.dry_run, cmd, args, cwd))
         return tool_result(res, _dry_run_is_error(res))
 
     return server
@@ -214,10 +240,11 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
     os._exit(128 + signum)
 
 
-async def _serve(server: MCPServer) -> None:
+async def _serve(server: MCPServer, engine: LazyEngine) -> None:
     """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
     async with anyio.create_task_group() as tg:
         tg.start_soon(_exit_on_signal, tg.cancel_scope)
+        tg.start_soon(engine.get)  # build the engine while the handshake is being answered
         await server.run_stdio_async()
         tg.cancel_scope.cancel()
 
@@ -234,6 +261,8 @@ def serve(config_path: str | None = None) -> int:
     )
     # Argument errors reach the model as text: the pydantic docs URL in each one is token noise.
     os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
-    engine = parism.create_engine(config_path)
-    anyio.run(_serve, build_server(engine, parism.__version__))
+    from parism.config import load_config
+
+    engine = LazyEngine(load_config(config_path))
+    anyio.run(_serve, build_server(engine, parism.__version__), engine)
     return 0

@@ -39,6 +39,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -73,11 +74,29 @@ class Command:
 
 
 @dataclass
+class Variant:
+    """A runner plus where its Parism/server-side CPU time is read (None: not attributable)."""
+
+    run: Runner
+    cpu_s: Callable[[], float] | None
+
+
+@dataclass
 class Cell:
     samples_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # server (or in-process) CPU per call
+    client_cpu_ms: list[float] = field(default_factory=list)  # this process: the MCP client side
 
     def median(self) -> float:
         return statistics.median(self.samples_ms)
+
+    # CPU counters tick at 10 ms (psutil) and background work lands on some call: means of the
+    # per-call deltas (their sum is exact) are meaningful where medians are not.
+    def cpu(self) -> str:
+        return f"{statistics.fmean(self.cpu_ms):.2f}" if self.cpu_ms else "-"
+
+    def client_cpu(self) -> str:
+        return f"{statistics.fmean(self.client_cpu_ms):.2f}" if self.client_cpu_ms else "-"
 
     def p95(self) -> float:
         ordered = sorted(self.samples_ms)
@@ -103,9 +122,10 @@ def make_repo(root: Path, commits: int = 60) -> Path:
 
 
 def write_parism_config(root: Path, repo: Path) -> Path:
-    """Allow the benchmark's paths; everything else stays the shipped default."""
+    """Allow the benchmark's paths and mcp-shell-server's 1 MiB output cap (a fair comparison:
+    `ps aux` on a busy host exceeds the default 100 KiB); everything else stays the default."""
     cfg = root / "parism.toml"
-    cfg.write_text(f'[guard]\nallowed_paths = ["{root}", "{repo}", "/usr/bin"]\n')
+    cfg.write_text(f'[guard]\nallowed_paths = ["{root}", "{repo}", "/usr/bin"]\nmax_output_bytes = 1048576\n')
     return cfg
 
 
@@ -156,8 +176,28 @@ def checked(result: object) -> object:
     return result
 
 
-async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[dict[str, Runner], list[str]]:
-    """Start every variant once; return the runners and the reasons for the ones skipped."""
+def own_cpu() -> float:
+    """CPU seconds of this process, all threads (the in-process engine runs in worker threads)."""
+    return time.process_time()
+
+
+def server_cpu(marker: str) -> Callable[[], float] | None:
+    """CPU seconds (user + system, children excluded) of the server we spawned whose command line
+    contains ``marker``: a load-independent measure of what the server itself spends per call."""
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if marker in " ".join(child.cmdline()):
+                def read(proc: psutil.Process = child) -> float:
+                    times = proc.cpu_times()
+                    return float(times.user + times.system)
+                return read
+        except psutil.NoSuchProcess:
+            continue
+    return None
+
+
+async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[dict[str, Variant], list[str]]:
+    """Start every variant once; return them and the reasons for the ones skipped."""
     import parism
 
     engine = parism.create_engine(str(cfg))
@@ -181,7 +221,12 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[d
     async def via_floor(argv: list[str], cwd: str) -> object:
         return checked(await floor_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
 
-    runners: dict[str, Runner] = {"bare": bare, "engine": via_engine, "parism": via_parism, "floor": via_floor}
+    variants = {
+        "bare": Variant(bare, None),
+        "engine": Variant(via_engine, own_cpu),
+        "parism": Variant(via_parism, server_cpu("parism serve")),
+        "floor": Variant(via_floor, server_cpu("floor_server.py")),
+    }
     skipped: list[str] = []
     shell = shell_params(root)
     if isinstance(shell, str):
@@ -193,68 +238,93 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[d
             async def via_shell(argv: list[str], cwd: str) -> object:
                 return checked(await shell_s.call_tool("shell_execute", {"command": argv, "directory": cwd}))
 
-            runners["shell-mcp"] = via_shell
+            variants["shell-mcp"] = Variant(via_shell, server_cpu("mcp-shell-server"))
         except Exception as exc:  # report and continue: the comparison is optional
             skipped.append(f"shell-mcp: could not start: {type(exc).__name__}: {exc}")
-    return runners, skipped
+    return variants, skipped
 
 
-async def measure_calls(runners: Mapping[str, Runner], commands: list[Command], iterations: int) -> dict[tuple[str, str], Cell]:
-    cells = {(c.label, name): Cell() for c in commands for name in runners}
+async def measure_calls(variants: Mapping[str, Variant], commands: list[Command], iterations: int) -> dict[tuple[str, str], Cell]:
+    cells = {(c.label, name): Cell() for c in commands for name in variants}
     for c in commands:  # one warm-up call each (page cache, imports, parser registry)
-        for run in runners.values():
-            await run(c.argv, c.cwd)
+        for v in variants.values():
+            await v.run(c.argv, c.cwd)
     for _ in range(iterations):
         for c in commands:
-            for name, run in runners.items():
+            for name, v in variants.items():
+                cell = cells[(c.label, name)]
+                cpu0 = v.cpu_s() if v.cpu_s else 0.0
+                own0 = time.process_time()
                 start = time.perf_counter()
-                await run(c.argv, c.cwd)
-                cells[(c.label, name)].samples_ms.append((time.perf_counter() - start) * 1000)
+                await v.run(c.argv, c.cwd)
+                cell.samples_ms.append((time.perf_counter() - start) * 1000)
+                if v.cpu_s:
+                    cell.cpu_ms.append((v.cpu_s() - cpu0) * 1000)
+                    if v.cpu_s is not own_cpu:
+                        cell.client_cpu_ms.append((time.process_time() - own0) * 1000)
     return cells
 
 
-async def cold_start_once(params: StdioServerParameters) -> float:
+async def cold_start_once(params: StdioServerParameters, marker: str) -> tuple[float, float]:
+    """Wall ms from spawn to the tools/list answer, and the CPU ms the server had used by then
+    (the load-independent part: imports, configuration, tool schemas)."""
     start = time.perf_counter()
     async with session_for(params) as session:
         await session.list_tools()
         elapsed = (time.perf_counter() - start) * 1000
-    return elapsed
+        read = server_cpu(marker)
+        cpu = read() * 1000 if read else float("nan")
+    return elapsed, cpu
 
 
-async def measure_cold(variants: Mapping[str, StdioServerParameters], rounds: int) -> dict[str, Cell]:
+async def measure_cold(variants: Mapping[str, tuple[StdioServerParameters, str]], rounds: int) -> dict[str, Cell]:
     cells = {name: Cell() for name in variants}
     for _ in range(rounds):
-        for name, params in variants.items():
-            cells[name].samples_ms.append(await cold_start_once(params))
+        for name, (params, marker) in variants.items():
+            wall, cpu = await cold_start_once(params, marker)
+            cells[name].samples_ms.append(wall)
+            cells[name].cpu_ms.append(cpu)
     return cells
 
 
 def report_calls(cells: dict[tuple[str, str], Cell], commands: list[Command], names: list[str]) -> None:
-    print(f"\n{'command':<28}{'variant':<14}{'median ms':>10}{'p95 ms':>9}{'x bare':>8}{'- floor':>9}{'x floor':>9}")
+    print("\nwall ms: median/p95 per call; srv CPU: mean CPU ms the server process (engine: this"
+          " process) spent per call, the command itself excluded; cli CPU: the MCP client side")
+    print(f"\n{'command':<26}{'variant':<14}{'median':>8}{'p95':>8}{'x bare':>8}{'- floor':>9}"
+          f"{'x floor':>8}{'srv CPU':>9}{'cli CPU':>9}")
     for c in commands:
         bare = cells[(c.label, "bare")].median()
         floor = cells[(c.label, "floor")].median()
         for name in names:
             cell = cells[(c.label, name)]
             med = cell.median()
-            print(f"{c.label:<28}{name:<14}{med:>10.2f}{cell.p95():>9.2f}{med / bare:>8.2f}"
-                  f"{med - floor:>+9.2f}{med / floor:>9.2f}")
+            print(f"{c.label:<26}{name:<14}{med:>8.2f}{cell.p95():>8.2f}{med / bare:>8.2f}"
+                  f"{med - floor:>+9.2f}{med / floor:>8.2f}{cell.cpu():>9}{cell.client_cpu():>9}")
         parism = cells[(c.label, "parism")].median()
         layer = (parism - cells[(c.label, "engine")].median()) - (floor - bare)
         verdicts = [f"parism - floor = {parism - floor:+.2f} ms (target ≤ +3)",
-                    f"MCP layer beyond the SDK floor = {layer:+.2f} ms"]
+                    f"MCP layer beyond the SDK floor = {layer:+.2f} ms wall"]
+        srv = [cells[(c.label, n)].cpu_ms for n in ("parism", "engine", "floor")]
+        if all(srv):
+            p_cpu, e_cpu, f_cpu = (statistics.fmean(x) for x in srv)
+            verdicts.append(f"server CPU: parism {p_cpu:.2f} = engine {e_cpu:.2f} + MCP layer "
+                            f"{p_cpu - e_cpu:.2f} (floor server {f_cpu:.2f}) ms")
         if (c.label, "shell-mcp") in cells:
             shell = cells[(c.label, "shell-mcp")].median()
             verdicts.append(f"parism/shell-mcp = {parism / shell:.2f} (target < 1)")
-        print(f"{'':<28}" + "; ".join(verdicts))
+        print(f"{'':<26}" + "; ".join(verdicts))
 
 
 def report_cold(cells: dict[str, Cell]) -> None:
-    floor = cells["floor"].median()
-    print(f"\n{'cold start (spawn → tools/list)':<34}{'median ms':>10}{'p95 ms':>9}{'- floor':>9}")
+    floor, floor_cpu = cells["floor"].median(), statistics.median(cells["floor"].cpu_ms)
+    print(f"\n{'cold start (spawn → tools/list)':<34}{'median ms':>10}{'p95 ms':>9}{'- floor':>9}"
+          f"{'srv CPU':>9}{'- floor':>9}")
     for name, cell in cells.items():
-        print(f"{name:<34}{cell.median():>10.1f}{cell.p95():>9.1f}{cell.median() - floor:>+9.1f}")
-    print(f"parism - floor = {cells['parism'].median() - floor:+.1f} ms (target ≤ +100)")
+        cpu = statistics.median(cell.cpu_ms)
+        print(f"{name:<34}{cell.median():>10.1f}{cell.p95():>9.1f}{cell.median() - floor:>+9.1f}"
+              f"{cpu:>9.1f}{cpu - floor_cpu:>+9.1f}")
+    print(f"parism - floor = {cells['parism'].median() - floor:+.1f} ms wall, "
+          f"{statistics.median(cells['parism'].cpu_ms) - floor_cpu:+.1f} ms server CPU (target ≤ +100)")
 
 
 async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[str, Runner] | None) -> None:
@@ -269,15 +339,16 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
             Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
         ]
         async with AsyncExitStack() as stack:
-            runners, skipped = await open_variants(stack, root, cfg)
-            runners.update(extra_variants or {})
+            variants, skipped = await open_variants(stack, root, cfg)
+            variants.update({name: Variant(run, own_cpu) for name, run in (extra_variants or {}).items()})
             for reason in skipped:
                 print(f"skipped {reason}")
             print(f"{iterations} interleaved calls per cell; Python {sys.version.split()[0]}; "
                   f"{os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}")
-            cells = await measure_calls(runners, commands, iterations)
-        report_calls(cells, commands, list(runners))
-        cold = await measure_cold({"parism": parism_params(root, cfg), "floor": floor_params(root)}, cold_rounds)
+            cells = await measure_calls(variants, commands, iterations)
+        report_calls(cells, commands, list(variants))
+        cold = await measure_cold({"parism": (parism_params(root, cfg), "parism serve"),
+                                   "floor": (floor_params(root), "floor_server.py")}, cold_rounds)
         report_cold(cold)
 
 
