@@ -138,9 +138,13 @@ def split_link(text: str, size: int | None) -> tuple[str, str | None, bool]:
     When ``' -> '`` occurs more than once, the symlink's size (the byte length of its target,
     printed by ``ls -l`` and ``stat``) picks the split; without it the first split is kept and
     ``ambiguous`` is True."""
-    cuts = [m.start() for m in re.finditer(" -> ", text)]
-    if not cuts:
+    cut = text.find(" -> ")
+    if cut < 0:
         return text, None, False
+    cuts = []
+    while cut >= 0:  # non-overlapping, left to right
+        cuts.append(cut)
+        cut = text.find(" -> ", cut + 4)
     if len(cuts) > 1 and size is not None:
         fits = [c for c in cuts if len(text[c + 4:].encode("utf-8", "surrogateescape")) == size]
         if len(fits) == 1:

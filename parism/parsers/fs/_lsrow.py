@@ -73,55 +73,98 @@ def strip_indicator(name: str, style: RowStyle) -> tuple[str, str | None]:
     return name, None
 
 
-def parse_row(line: str, style: RowStyle, now_year: int | None) -> dict[str, object] | None:
-    """The row as a dict, or None when the line is not a long-format row."""
-    m = ROW_RE.match(line)
-    if m is None:
+class RowParser:
+    """Parses the rows of one listing.  Listings repeat a handful of modes and dates, so their
+    conversions (mode → type/permissions/octal, date → collapsed text + ISO) are memoised per
+    listing: the per-row work is one regex match and a few dict copies."""
+
+    def __init__(self, style: RowStyle, now_year: int | None) -> None:
+        self.style = style
+        self.now_year = now_year
+        self.plain = not (style.classify or style.escaped or style.c_quoted)
+        self._modes: dict[str, tuple[dict[str, object], dict[str, object]]] = {}
+        self._dates: dict[str, tuple[str, str | None]] = {}
+
+    def _mode(self, mode: str) -> tuple[dict[str, object], dict[str, object]]:
+        info = mode_info(mode)
+        perms = info.pop("permissions")
+        assert isinstance(perms, dict)
+        parts = self._modes[mode] = ({"mode": mode, **info}, perms)
+        return parts
+
+    def _date(self, raw: str) -> tuple[str, str | None]:
+        date = " ".join(raw.split())
+        parts = self._dates[raw] = (date, listing_date_to_iso(date, self.now_year))
+        return parts
+
+    def __call__(self, line: str) -> dict[str, object] | None:
+        """The row as a dict, or None when the line is not a long-format row."""
+        m = ROW_RE.match(line)
+        if m is None:
+            return self._unknown(line)
+        inode, blocks, mode, attr, links, owner, group, size, raw_date, name = m.groups()
+        head, perms = self._modes.get(mode) or self._mode(mode)
+        row = head.copy()
+        row["permissions"] = perms.copy()
+        if attr:
+            row["attr"] = attr
+        row["links"] = int(links)
+        row["owner"] = owner
+        if group is not None:
+            row["group"] = group
+        style = self.style
+        if size.isdigit():
+            row["size_bytes"] = int(size)
+        else:
+            self._odd_size(row, size)
+        if inode is not None:
+            if style.has_inode:
+                row["inode"] = int(inode)
+            elif blocks is None and style.has_blocks:
+                row["blocks"] = inode
+        if blocks is not None and style.has_blocks:
+            row["blocks"] = blocks
+        date, iso = self._dates.get(raw_date) or self._date(raw_date)
+        row["modified_raw"] = date
+        if iso is not None:
+            row["modified_at"] = iso
+        if len(date) == 10 and date[4] == "-" and name[:1] == " ":
+            name = name[1:]  # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
+        if not self.plain:
+            set_name(row, name, style)
+        elif row["type"] == "symlink":
+            size_bytes = row.get("size_bytes")
+            name, target, ambiguous = split_link(name, size_bytes if isinstance(size_bytes, int) else None)
+            if ambiguous:
+                row["ambiguous_link"] = True
+            row["name"] = name
+            if target is not None:
+                row["target"] = target
+        else:
+            row["name"] = name
+        return row
+
+    def _odd_size(self, row: dict[str, object], size: str) -> None:
+        """Device numbers, BSD device ids and human-readable sizes (``-h``, ``--si``)."""
+        dev = _DEVICE.fullmatch(size)
+        if dev:
+            row["major"], row["minor"] = int(dev.group(1)), int(dev.group(2))
+        elif size.startswith("0x"):
+            row["device_id"] = size
+        else:
+            row["size"] = size
+            approx = human_to_bytes(size.rstrip("i").rstrip("B") or "0", base=1000 if self.style.si else 1024)
+            if approx is not None:
+                row["size_bytes_approx"] = approx
+
+    def _unknown(self, line: str) -> dict[str, object] | None:
+        """A row ls could not stat (``?`` fields), or None."""
         u = _UNKNOWN.match(line)
         if u is None:
             return None
         row: dict[str, object] = {"stat_failed": True, "type": TYPE_CHARS.get(u.group("kind"), "other")}
-        set_name(row, u.group("name"), style)
+        set_name(row, u.group("name"), self.style)
         return row
-    g = m.groupdict()
-    mode = g["mode"]
-    row: dict[str, object] = {"mode": mode}
-    row.update(mode_info(mode))
-    if g["attr"]:
-        row["attr"] = g["attr"]
-    row["links"] = int(g["links"])
-    row["owner"] = g["owner"]
-    if g["group"] is not None:
-        row["group"] = g["group"]
-    size = g["size"]
-    dev = _DEVICE.fullmatch(size)
-    if dev:
-        row["major"], row["minor"] = int(dev.group(1)), int(dev.group(2))
-    elif size.isdigit():
-        row["size_bytes"] = int(size)
-    elif size.startswith("0x"):
-        row["device_id"] = size
-    else:
-        row["size"] = size
-        approx = human_to_bytes(size.rstrip("i").rstrip("B") or "0", base=1000 if style.si else 1024)
-        if approx is not None:
-            row["size_bytes_approx"] = approx
-    if g["inode"] is not None and style.has_inode:
-        row["inode"] = int(g["inode"])
-    if g["blocks"] is not None and style.has_blocks:
-        row["blocks"] = g["blocks"]
-    elif g["inode"] is not None and not style.has_inode and style.has_blocks:
-        row["blocks"] = g["inode"]
-    date = " ".join(g["date"].split())
-    row["modified_raw"] = date
-    iso = listing_date_to_iso(date, now_year)
-    if iso is not None:
-        row["modified_at"] = iso
-    name = g["name"]
-    if len(date) == 10 and date[4] == "-" and name.startswith(" "):
-        name = name[1:]  # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
-    set_name(row, name, style)
-    return row
 
 
 def set_name(row: dict[str, object], raw_name: str, style: RowStyle) -> str | None:

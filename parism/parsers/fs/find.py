@@ -14,6 +14,8 @@ Output-changing actions (``-ls``, ``-printf``, ``-exec`` …) are outside the co
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, UNIX_OS
@@ -47,8 +49,19 @@ def _starts(pin: ParseInput) -> list[str]:
     return starts or ["."]
 
 
-def _is_result(line: str, starts: list[str]) -> bool:
-    return any(line == s or line.startswith(s if s.endswith("/") else s + "/") for s in starts)
+def _first_odd(lines: list[str], prefixes: tuple[str, ...], exact: frozenset[str]) -> int | None:
+    """Index of the first line that is not a result (None: every line is one, the usual case).
+
+    The prefix test runs at C speed (``map`` over ``str.startswith``); only the lines that fail
+    it (a bare starting point such as ``.``, diagnostics, continued names) are looked at here."""
+    hits = list(map(str.startswith, lines, repeat(prefixes)))
+    i = 0
+    for _ in range(hits.count(False)):
+        i = hits.index(False, i)
+        if lines[i] not in exact:
+            return i
+        i += 1
+    return None
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
@@ -58,17 +71,31 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
             records.pop()
         return {"paths": records}
     starts = _starts(pin)
-    paths: list[str] = []
+    exact = frozenset(starts)
+    prefixes = tuple(s if s.endswith("/") else s + "/" for s in starts)
+    lines = split_lines(text)
+    first_odd = _first_odd(lines, prefixes, exact)
+    if first_odd is None:
+        return {"paths": lines}
+    paths = lines[:first_odd]
     errors: list[str] = []
     joined = 0
-    for line in split_lines(text):
-        if line.startswith("find: ") and not _is_result(line, starts):
+    more: list[str] = []  # continuation lines of paths[-1], joined once (not once per line)
+    for line in lines[first_odd:]:
+        if line.startswith(prefixes) or line in exact:
+            if more:
+                paths[-1] = "\n".join([paths[-1], *more])
+                more = []
+            paths.append(line)
+        elif line.startswith("find: "):
             errors.append(line)
-        elif paths and not _is_result(line, starts):
-            paths[-1] = f"{paths[-1]}\n{line}"
+        elif paths:
+            more.append(line)
             joined += 1
         else:
             paths.append(line)
+    if more:
+        paths[-1] = "\n".join([paths[-1], *more])
     out: dict[str, object] = {"paths": paths}
     if errors:
         out["errors"] = errors

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
 from parism.parsers.fs._common import drop_args, split_lines
-from parism.parsers.fs._lsrow import ROWISH, RowStyle, decode_name, parse_row, strip_indicator
+from parism.parsers.fs._lsrow import ROWISH, RowParser, RowStyle, decode_name, strip_indicator
 from parism.policy.tokenize import Tokens
 
 _BOOL = (
@@ -178,6 +178,8 @@ class _Reader:
         self.totals: list[dict[str, object]] = []
         self.warnings: list[str] = []
         self.directory: str | None = None
+        self._more: list[str] = []  # the last long row's name (or target) and its continuation lines
+        self._more_key = "name"
 
     def _is_header(self, i: int, after_blank: bool) -> bool:
         line = self.lines[i]
@@ -197,52 +199,73 @@ class _Reader:
         return False
 
     def _add(self, row: dict[str, object]) -> None:
+        if self._more:
+            self._flush()
         if self.directory is not None:
             row["directory"] = self.directory
         self.entries.append(row)
 
     def long(self) -> None:
+        parse_row = RowParser(self.style, self.pin.now_year)
+        entries = self.entries
         blanks = 0
         continued = 0
         for i, line in enumerate(self.lines):
             if line == "":
                 blanks += 1
                 continue
-            if self._is_header(i, blanks > 0):
+            if line[-1] == ":" and self._is_header(i, blanks > 0):
                 blanks = 0
                 self._header(line)
                 continue
-            row = parse_row(line, self.style, self.pin.now_year)
+            row = parse_row(line)
+            if row is not None and not blanks:  # the common case: a row right after a row
+                if self._more:
+                    self._flush()
+                if self.directory is not None:
+                    row["directory"] = self.directory
+                entries.append(row)
+                continue
             if row is None and not blanks and self._total(i, line):
                 continue
             if row is None and ROWISH.match(line):
                 self.warnings.append(f"line {i + 1} looks like a row but its layout is not read: {line[:80]!r}")
                 blanks = 0
                 continue
-            if blanks or row is None:
-                if self.entries and not self.style.escaped and not self.style.c_quoted:
-                    self._continue(blanks, None if row is not None else line)
-                    continued += 1
-                elif row is None:
-                    self.warnings.append(f"line {i + 1} is not an ls row: {line[:80]!r}")
-                blanks = 0
-                if row is None:
-                    continue
-            self._add(row)
+            if self.entries and not self.style.escaped and not self.style.c_quoted:
+                self._continue(blanks, None if row is not None else line)
+                continued += 1
+            elif row is None:
+                self.warnings.append(f"line {i + 1} is not an ls row: {line[:80]!r}")
+            blanks = 0
+            if row is not None:
+                self._add(row)
         if blanks and self.entries:
             self._continue(blanks, None)
             continued += 1
+        self._flush()
         if continued:
             self.warnings.append(
                 "names_with_newlines: lines that are not rows were joined to the name above; "
                 "rerun with -b to read names exactly")
 
     def _continue(self, blanks: int, text: str | None) -> None:
-        """Append ``blanks`` empty lines (+ ``text``) to the last name (or symlink target)."""
-        last = self.entries[-1]
-        key = "target" if "target" in last else "name"
-        parts = [str(last[key])] + [""] * blanks + ([text] if text is not None else [])
-        last[key] = "\n".join(parts)
+        """Append ``blanks`` empty lines (+ ``text``) to the last name (or symlink target).
+
+        The lines are collected and joined once by ``_flush``: re-joining the growing name at
+        every line would be quadratic in a name that spans many lines."""
+        if not self._more:
+            last = self.entries[-1]
+            self._more_key = "target" if "target" in last else "name"
+            self._more.append(str(last[self._more_key]))
+        self._more += [""] * blanks
+        if text is not None:
+            self._more.append(text)
+
+    def _flush(self) -> None:
+        if self._more:
+            self.entries[-1][self._more_key] = "\n".join(self._more)
+            self._more = []
 
     def short(self) -> list[str] | None:
         """Name lists. Returns the unresolved lines when names are ambiguous, else None."""
