@@ -109,6 +109,37 @@ async def quick(iterations: int) -> None:
         burst.append((time.perf_counter() - start) * 1000)
     print(f"  burst (pooled only, no gap): {_stats(burst)}; hits {pool.hits - hits0}, "
           f"cold starts {pool.misses - misses0}")
+    executor_only(engines.get("sbx-pooled", cwd), argv, cwd, iterations)
+
+
+def executor_only(engine: Any, argv: list[str], cwd: str, iterations: int) -> None:
+    """The same comparison below the pipeline (no guard, redaction, parsing, shaping): what
+    the sandbox itself adds to one execution, without the pipeline's noise."""
+    import shutil
+    from types import SimpleNamespace
+
+    from parism.executor import ExecSpec, execute
+
+    spec = ExecSpec(argv=[shutil.which(argv[0]) or argv[0], *argv[1:]], cwd=cwd,
+                    env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout_s=30,
+                    max_stdout=1 << 22, max_stderr=1 << 20)
+    dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+    sandbox = engine.sandbox
+    execute(spec, sandbox.launcher(dec, spec))
+    time.sleep(0.2)
+    direct: list[float] = []
+    pooled: list[float] = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        execute(spec)
+        direct.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        execute(spec, sandbox.launcher(dec, spec))
+        pooled.append((time.perf_counter() - start) * 1000)
+        time.sleep(0.05)  # the pool refills between calls, as it does between an agent's calls
+    print(f"executor only: direct {_stats(direct)}; pooled {_stats(pooled)}; "
+          f"pooled - direct = {statistics.median(pooled) - statistics.median(direct):+.2f} ms (median), "
+          f"{min(pooled) - min(direct):+.2f} ms (best)")
 
 
 def main() -> None:

@@ -155,9 +155,13 @@ class Prepared:
         """Block until the helper waits for its argv; raise ``SandboxError`` if bwrap failed."""
         if self.status.read_until((b"R\n",), timeout):
             return
-        if self.proc.poll() is None:
+        if not self.status.eof:
             raise SandboxError(errno.ETIMEDOUT, f"sandbox not ready after {timeout:.0f} s")
-        raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {self.proc.returncode}")
+        try:  # EOF: bwrap closed its stderr on the way out
+            code: int | None = self.proc.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            code = None
+        raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {code}")
 
     def handover(self, argv: list[str]) -> "SandboxStarted":
         """Send the argv; the sandbox is spent from here on, whatever happens."""
@@ -185,6 +189,10 @@ class Prepared:
         if self.cgroup and self.proc.poll() is not None:
             self.cgroup.remove()
             self.cgroup = None
+        self.ended()
+
+    def ended(self) -> None:
+        """Tell the pool (once) that this sandbox is spent: its refill can start."""
         on_end, self.on_end = self.on_end, None
         if on_end is not None:
             on_end()
@@ -208,25 +216,30 @@ def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None, sweep: bool
     the kernel kills the namespace); bwrap may exit a moment before that teardown finishes,
     so we wait for PID 1 (its host pid comes from bwrap's --info-fd) to be gone. Without a pid
     namespace (host_procs, nested-weak) the descendant ``sweep`` catches what stayed in the
-    tree (a full process-table scan: skipped when the pid namespace does the job). Closes ``info_fd`` (None: PID 1 was already waited for by an earlier kill)."""
-    inner = _inner_pid(info_fd) if info_fd is not None else None
+    tree (a full process-table scan: skipped when the pid namespace does the job). Waits use
+    pidfds (no polling: this often runs on a thread next to the pipeline). Closes ``info_fd``
+    (None: PID 1 was already waited for by an earlier kill)."""
+    inner = _pidfd(_inner_pid(info_fd)) if info_fd is not None else None
     if proc.poll() is None:  # once reaped, bwrap's pid may be reused: no signals by pid then
         try:
             kids = psutil.Process(proc.pid).children(recursive=True) if sweep else []
         except psutil.Error:
             kids = []
+        outer = _pidfd(proc.pid)
         _signal_group(proc, signal.SIGKILL)
         for kid in kids:
             try:
                 kid.kill()
             except psutil.Error:
                 continue
+        if outer is not None:
+            _wait_fd(outer)
         try:
             proc.wait(KILL_WAIT_S)
         except subprocess.TimeoutExpired:
             pass
     if inner is not None:
-        _wait_gone(inner)
+        _wait_fd(inner)  # readable once PID 1 has exited: its namespace is empty
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
@@ -238,7 +251,7 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
             pass
 
 
-def _inner_pid(info_fd: int) -> psutil.Process | None:
+def _inner_pid(info_fd: int) -> int | None:
     """PID 1 of the sandbox, from the first JSON object bwrap wrote to the info pipe."""
     try:
         data = os.read(info_fd, 65536)
@@ -248,21 +261,26 @@ def _inner_pid(info_fd: int) -> psutil.Process | None:
         os.close(info_fd)
     try:
         info, _ = json.JSONDecoder().raw_decode(data.decode("utf-8", "replace").lstrip())
-        return psutil.Process(int(info["child-pid"]))
-    except (ValueError, KeyError, TypeError, psutil.Error):
+        return int(info["child-pid"])
+    except (ValueError, KeyError, TypeError):
         return None
 
 
-def _wait_gone(proc: psutil.Process) -> None:
-    """Until ``proc`` is gone or a zombie (a zombie PID 1 means its namespace is empty)."""
-    deadline = time.monotonic() + KILL_WAIT_S
-    while time.monotonic() < deadline:
-        try:
-            if not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
-                return
-        except psutil.Error:
-            return
-        time.sleep(0.001)
+def _pidfd(pid: int | None) -> int | None:
+    """A pidfd pins the process (no pid reuse) and becomes readable when it exits."""
+    if pid is None:
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:
+        return None  # already gone
+
+
+def _wait_fd(pidfd: int) -> None:
+    try:
+        select.select([pidfd], [], [], KILL_WAIT_S)
+    finally:
+        os.close(pidfd)
 
 
 class SandboxStarted:
@@ -319,6 +337,7 @@ class SandboxStarted:
             return
         if self._reported() is not None:
             _signal_group(self._prepared.proc, signal.SIGKILL)  # start the teardown now
+            self._prepared.ended()
             _reaper().put(lambda: self._prepared.end(info))
         else:
             self._prepared.end(info)

@@ -44,8 +44,8 @@ class Pool:
     def take(self, plan: Plan) -> Prepared:
         """A ready sandbox for ``plan`` (pooled if one is alive and fresh, else started now).
 
-        The refill is queued when the call *ends*: started during the call it would compete
-        with the command for the CPU."""
+        The refill is queued when the command is over (not at take): started during the call
+        it would compete with the command for the CPU."""
         entry = self._pop(plan)
         if entry is not None:
             self.hits += 1
