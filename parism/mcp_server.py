@@ -10,7 +10,6 @@ does not handle them and a dying server would otherwise orphan its children.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -21,8 +20,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
+from pydantic_core import to_json
 
 from parism.cli.signals import next_signal
 from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
@@ -87,7 +87,8 @@ def _dry_run_is_error(result: DryRunResult) -> bool:
 def tool_result(model: WireModel, is_error: bool) -> CallToolResult:
     """Wrap a wire model: structuredContent and a compact text copy carry the same JSON."""
     wire = model.to_wire()
-    text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
+    # Same bytes as json.dumps(separators=(",", ":"), ensure_ascii=False), about 3x faster.
+    text = to_json(wire).decode()
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=wire, is_error=is_error
     )
@@ -103,10 +104,10 @@ class InFlight:
 class LazyEngine:
     """The engine, built once in a worker thread.
 
-    Importing the pipeline costs about 100 ms of CPU; :func:`_serve` starts the build while the
-    handshake is answered instead of before it, so a client's ``tools/list`` does not wait for
-    it.  Every tool awaits the same build; only the configuration (for the annotations) is
-    loaded up front.
+    Importing the pipeline costs about 100 ms of CPU; :func:`_serve` starts the build once the
+    client has the tool list instead of before the handshake, so a client's ``tools/list`` does
+    not wait for it.  Every tool awaits the same build; only the configuration (for the
+    annotations) is loaded up front.
     """
 
     def __init__(self, cfg: LoadedConfig, engine: Engine | None = None) -> None:
@@ -156,9 +157,21 @@ def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
     )
 
 
-def build_server(engine: LazyEngine, version: str) -> MCPServer:
-    """Register the four tools on a fresh MCPServer bound to ``engine``."""
-    server = MCPServer("parism", version=version, instructions=INSTRUCTIONS)
+class ParismServer(MCPServer):
+    """MCPServer that tells :func:`_serve` when a client has fetched the tool list."""
+
+    tools_listed: anyio.Event | None = None
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        if self.tools_listed is not None:
+            self.tools_listed.set()
+        return tools
+
+
+def build_server(engine: LazyEngine, version: str) -> ParismServer:
+    """Register the four tools on a fresh server bound to ``engine``."""
+    server = ParismServer("parism", version=version, instructions=INSTRUCTIONS)
     exec_hints = run_annotations(engine.cfg)
 
     @server.tool(name="run", title="Run a command", annotations=exec_hints)
@@ -240,11 +253,23 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
     os._exit(128 + signum)
 
 
-async def _serve(server: MCPServer, engine: LazyEngine) -> None:
+#: A client that calls tools without listing them first still gets a warm engine this soon.
+WARM_UP_FALLBACK_S = 1.0
+
+
+async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
+    """Build the engine right after the handshake (not during it: the GIL would slow it down)."""
+    server.tools_listed = anyio.Event()
+    with anyio.move_on_after(WARM_UP_FALLBACK_S):
+        await server.tools_listed.wait()
+    await engine.get()
+
+
+async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
     async with anyio.create_task_group() as tg:
         tg.start_soon(_exit_on_signal, tg.cancel_scope)
-        tg.start_soon(engine.get)  # build the engine while the handshake is being answered
+        tg.start_soon(_warm_up, server, engine)
         await server.run_stdio_async()
         tg.cancel_scope.cancel()
 

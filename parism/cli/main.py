@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--config", metavar="FILE", default=argparse.SUPPRESS,
-        help="configuration file to use instead of the global one",
+        help="configuration file to use instead of the global and project ones",
     )
     parser = argparse.ArgumentParser(
         prog="parism", parents=[common],
