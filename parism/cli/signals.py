@@ -28,20 +28,19 @@ async def next_signal() -> int:
 
 def run_until_signal(call: Callable[[], Awaitable[T]]) -> T | int:
     """Run ``call`` in a fresh event loop; a signal cancels it and ``128 + signal`` is returned."""
-    outcome: dict[str, object] = {}
+    results: list[T] = []
+    signals: list[int] = []
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
 
             async def watch() -> None:
-                outcome["signal"] = await next_signal()
+                signals.append(await next_signal())
                 tg.cancel_scope.cancel()
 
             tg.start_soon(watch)
-            outcome["result"] = await call()
+            results.append(await call())
             tg.cancel_scope.cancel()
 
     anyio.run(main)
-    if "signal" in outcome:
-        return 128 + int(outcome["signal"])  # type: ignore[call-overload]
-    return outcome["result"]  # type: ignore[return-value]
+    return 128 + signals[0] if signals else results[0]
