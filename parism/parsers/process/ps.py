@@ -27,6 +27,9 @@ are percentages; ``time``/``elapsed``/``start`` stay text because their format v
 from __future__ import annotations
 
 import re
+from itertools import islice
+from math import isfinite
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -142,8 +145,8 @@ def _hint(args: list[str]) -> list[str]:
     return ["-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args"]
 
 
-def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
-    """Column keys and how many leading lines are header."""
+def _layout(header: str, pin: ParseInput) -> tuple[list[str], int]:
+    """Column keys and how many leading lines are header (``header`` is the first non-blank line)."""
     tokens = pin.tokens
     no_header = tokens.has("--no-headers", "--no-heading") or any(
         "h" in p.text for p in tokens.positionals[:1] if _BSD_WORD.fullmatch(p.text))
@@ -164,7 +167,7 @@ def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
                           hint_args=[a for a in pin.sub_args if a not in ("--no-headers", "--no-heading")])
     lstart = any("lstart" in spec for spec in tokens.values("-O"))
     keys = []
-    for word in text_lines[0].split():
+    for word in header.split():
         key = _column_key(word) or word  # unknown header words (MAJFL, PENDING…) go to ``other``
         keys.append("LSTART" if lstart and key == "STARTED" else key)
     if "PID" not in keys or _COLUMNS.get(keys[-1], ("", ""))[0] not in ("command", "comm"):
@@ -172,68 +175,85 @@ def _layout(text_lines: list[str], pin: ParseInput) -> tuple[list[str], int]:
     return keys, 1
 
 
-def _convert(kind: str, text: str) -> tuple[bool, object]:
-    if kind == "int":
-        v = to_int(text)
-        return v is not None, v
-    if kind == "float":
-        f = to_float(text)
-        return f is not None and f == f and abs(f) != float("inf"), f
-    if kind == "nice":
-        return True, to_int(text)  # "-" for real-time processes → null
-    return True, text
+class _Rows:
+    """Reads lines of one fixed column list into plain dicts (no per-row model or key lookup).
 
+    Every column is one whitespace token, except ``lstart`` (five tokens, spacing kept) and the
+    last column (the rest of the line, right-stripped).  Without ``lstart`` a bounded
+    ``str.split`` does this (it splits on the same whitespace as ``\\s``); with it (or with no
+    column at all), one regex match."""
 
-_TOKEN = re.compile(r"\S+")
-_LSTART = re.compile(r"\S+(?:\s+\S+){%d}" % (_LSTART_TOKENS - 1))
+    def __init__(self, keys: list[str]) -> None:
+        cols = [(key, *_COLUMNS.get(key, ("", "str"))) for key in keys]
+        kinds = [kind for _, _, kind in cols]
+        self.n = len(cols)
+        self.rx = None if self.n and "lstart" not in kinds else _columns_regex(kinds)
+        # unknown header words all land under "other", which is then replaced by their
+        # {header word: text} map (so keys keep the column order)
+        self.fields = [field or "other" for _, field, _ in cols]
+        self.others = [(i, key.lower()) for i, (key, field, _) in enumerate(cols) if not field]
+        self.ints = [i for i, kind in enumerate(kinds) if kind == "int"]
+        self.floats = [i for i, kind in enumerate(kinds) if kind == "float"]
+        self.nices = [i for i, kind in enumerate(kinds) if kind == "nice"]
 
-
-Spec = list[tuple[str, str, str, "re.Pattern[str]"]]  # (header key, field, kind, token regex)
-
-
-def _spec(keys: list[str]) -> Spec:
-    out: Spec = []
-    for key in keys:
-        field, kind = _COLUMNS.get(key, ("", "str"))
-        out.append((key, field, kind, _LSTART if kind == "lstart" else _TOKEN))
-    return out
-
-
-def _read_row(line: str, spec: Spec) -> dict[str, object] | None:
-    """One token per column (five for ``lstart``); the last column is the rest of the line."""
-    row: dict[str, object] = {}
-    pos = 0
-    last = len(spec) - 1
-    for i, (key, field, kind, rx) in enumerate(spec):
-        m = rx.search(line, pos)
-        if m is None:
-            return None
-        text = line[m.start():].rstrip() if i == last else m.group()
-        pos = m.end()
-        value: object = text
-        if kind not in ("str", "lstart"):
-            ok, value = _convert(kind, text)
-            if not ok:
+    def read(self, line: str) -> dict[str, object] | None:
+        """The row, or None when a column is missing or a number column is not a number."""
+        parts: list[Any]
+        if self.rx is None:
+            parts = line.split(None, self.n - 1)
+            if len(parts) != self.n:
                 return None
-        if field:
-            row[field] = value
         else:
-            other = row.setdefault("other", {})
-            assert isinstance(other, dict)
-            other[key.lower()] = value
-    return row
+            m = self.rx.match(line)
+            if m is None:
+                return None
+            parts = list(m.groups())
+        if parts:
+            parts[-1] = parts[-1].rstrip()
+        for i in self.ints:  # numbers replace their text in place, then one dict(zip)
+            text = parts[i]
+            value = int(text) if text.isdecimal() else to_int(text)
+            if value is None:
+                return None
+            parts[i] = value
+        for i in self.floats:
+            try:  # float() accepting the text means to_float() gives the same value, cheaper
+                f: float | None = float(parts[i])
+            except ValueError:
+                f = to_float(parts[i])  # "12%"
+            if f is None or not isfinite(f):
+                return None
+            parts[i] = f
+        for i in self.nices:
+            parts[i] = to_int(parts[i])  # "-" (real-time) → null
+        row = dict(zip(self.fields, parts))
+        if self.others:
+            row["other"] = {key: parts[i] for i, key in self.others}
+        return row
+
+
+def _columns_regex(kinds: list[str]) -> re.Pattern[str]:
+    """One token per column, five for ``lstart``, the last column to the end of the line."""
+    token, five = r"\s*(\S++)", r"\s*(\S++(?:\s++\S++){%d})" % (_LSTART_TOKENS - 1)
+    pattern = "".join(five if kind == "lstart" else token for kind in kinds[:-1])
+    if kinds:
+        pattern += (five if kinds[-1] == "lstart" else token)[:-1] + ".*)"
+    return re.compile(pattern)
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
-    lines = [ln.rstrip("\r\n") for ln in text.splitlines() if ln.strip()]
-    if not lines:
+    lines = text.splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln and not ln.isspace()), None)
+    if first is None:
         return {"processes": []}
-    keys, skip = _layout(lines, pin)
+    keys, skip = _layout(lines[first], pin)
+    reader = _Rows(keys)
     rows: list[dict[str, object]] = []
     unparsed: list[str] = []
-    spec = _spec(keys)
-    for line in lines[skip:]:
-        row = _read_row(line.rstrip("\r"), spec)
+    for line in islice(lines, first + skip, None):
+        if not line or line.isspace():
+            continue
+        row = reader.read(line)
         if row is None:
             unparsed.append(line)
         else:
