@@ -46,8 +46,9 @@ class Engines:
 
             cfg = Path(self._tmp.name) / f"{variant}.toml"
             paths = sorted({cwd, str(Path(cwd).parent), "/usr/bin"})
-            cfg.write_text(f"[guard]\nallowed_paths = {paths!r}\n\n[sandbox]\nmode = \"{VARIANTS[variant]}\"\n"
-                           .replace("'", '"'))
+            # the same 1 MiB output cap as bench_overhead's own config (`ps aux` on a busy host)
+            cfg.write_text(f"[guard]\nallowed_paths = {paths!r}\nmax_output_bytes = 1048576\n\n"
+                           f"[sandbox]\nmode = \"{VARIANTS[variant]}\"\n".replace("'", '"'))
             engine = parism.create_engine(str(cfg))
             if variant == "sbx-cold":
                 engine.sandbox.pool_size = 0

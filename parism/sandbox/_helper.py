@@ -16,10 +16,11 @@ and its children are done, not after the namespaces are torn down.
 - control (read): a 4-byte big-endian length, then the argv as NUL-separated bytes. EOF
   before a full message means "never used": exit 0 at once.
 
-Why spawn and wait instead of exec'ing the command in place: bwrap reports "killed by signal N" as exit
-code 128+N, which a command can also exit with; waiting here gives the exact wait status. The
-rlimits are set inside the user namespace, where RLIMIT_NPROC counts this sandbox's
-processes only (sandbox-notes §3.2).
+Why spawn and wait instead of exec'ing the command in place: bwrap reports "killed by signal
+N" as exit code 128+N, which a command can also exit with; waiting here gives the exact wait
+status, and as a subreaper the helper can end every descendant before it reports. The rlimits
+are set inside the user namespace, where RLIMIT_NPROC counts this sandbox's processes only
+(sandbox-notes §3.2).
 """
 
 import errno
