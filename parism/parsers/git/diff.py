@@ -21,6 +21,7 @@ whole diff is not repeated in the result.
 
 from __future__ import annotations
 
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -65,11 +66,11 @@ def parse(text: str, pin: ParseInput) -> DiffResult:
     if t.has("--numstat"):
         return DiffResult(files=parse_numstat(lines))
     if t.has("--stat", "--shortstat"):
-        stats = Stats()
+        stats: dict[str, Any] = {}
         for line in lines:
             if line and not read_stat_line(line, stats):
                 raise Unrecognized(f"git diff --stat: unexpected line {line[:80]!r}")
-        return DiffResult(files=[], stats=stats)
+        return DiffResult(files=[], stats=Stats.model_validate(stats))
     return DiffResult(files=parse_files(lines, 0, not t.has("--no-prefix")))
 
 
@@ -87,8 +88,8 @@ def parse_show(text: str, pin: ParseInput) -> DiffResult:
     if len(commits) != 1:
         raise Unrecognized("git show: expected exactly one commit")
     commit = commits[0]
-    files, commit.files = commit.files or [], None
-    return DiffResult(tag=tag, commit=commit, files=files)
+    files = commit.pop("files", None) or []
+    return DiffResult(tag=tag, commit=Commit.model_validate(commit), files=files)
 
 
 _BOOL = ("--cached --staged -w --ignore-all-space -b --ignore-space-change --ignore-blank-lines "

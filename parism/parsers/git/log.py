@@ -23,13 +23,15 @@ read from ``commit <hash> (…)`` headers always, and from oneline subjects only
 
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
-from parism.parsers.dates import ctime_zone_to_iso, gnu_to_iso
+from parism.parsers.dates import MONTHS, ctime_zone_to_iso, gnu_to_iso
 from parism.parsers.git._patch import DiffFile, name_line, parse_files
 from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
 from parism.parsers.text._common import drop_flags, split_lines
@@ -85,9 +87,42 @@ _NOTES = re.compile(r"^Notes(?: \(.+\))?:$")
 _NUMSTAT = re.compile(r"^(\d+|-)\t(\d+|-)\t(.*)$")
 
 
+Row = dict[str, Any]
+"""A commit (or stats, or file) as plain JSON: the parse builds dicts, keys in the models' field
+order and None left out, exactly what ``model_dump(exclude_none=True)`` gave (20k commits would
+otherwise spend most of their time in pydantic); the models stay the schema."""
+
+_ORDER = tuple(Commit.model_fields)
+_RANK = {k: i for i, k in enumerate(_ORDER)}
+
+
+def _ordered(row: Row) -> Row:
+    """``row`` with its keys in the schema's field order."""
+    return {k: row[k] for k in _ORDER if k in row}
+
+
+def _dump_file(f: DiffFile) -> Row:
+    return f.model_dump(mode="json", exclude_none=True)
+
+
+_MM = {name.capitalize(): f"{num:02d}" for name, num in MONTHS.items()}
+_LAST_DAY = {name: str(calendar.monthrange(2001, int(num))[1]) for name, num in _MM.items()}  # non-leap
+_PLAIN_DATE = re.compile(  # git's own rendering of its default date: ASCII, no padding
+    rf"[A-Z][a-z]{{2}} ({'|'.join(_MM)}) ([1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]) "
+    r"([1-9][0-9]{3}) ([+-][0-9]{2})([0-9]{2})")
+
+
 def to_iso(text: str) -> str | None:
-    """ISO form of a git date in the default, iso, iso-strict or unix (``%at``) style."""
+    """ISO form of a git date in the default, iso, iso-strict or unix (``%at``) style.
+
+    A default date as git prints it is rebuilt from its matched parts once the day is known to
+    exist: the general helper checks every field through ``datetime`` and was most of a log's
+    parse time. Every other text goes through ``ctime_zone_to_iso`` (same results either way)."""
     text = text.strip()
+    if m := _PLAIN_DATE.fullmatch(text):
+        mon, day, hh, mi, ss, year, zh, zm = m.groups()
+        if len(day) == 1 or day <= _LAST_DAY[mon] or (day == "29" and calendar.isleap(int(year))):
+            return f"{year}-{_MM[mon]}-{day:0>2}T{hh}:{mi}:{ss}{zh}:{zm}"
     if text.isdigit():
         return _dt.datetime.fromtimestamp(int(text), _dt.UTC).isoformat()
     return ctime_zone_to_iso(text) or (gnu_to_iso(text) if text[:4].isdigit() else None)
@@ -106,116 +141,166 @@ def person(value: str) -> tuple[str | None, str | None]:
     return value[:lt].strip() or None, value[lt + 1:-1] or None
 
 
-def read_stat_line(line: str, stats: Stats) -> bool:
-    """Add one ``--stat``/``--shortstat``/``--numstat`` line to ``stats``; False if not one."""
+def read_stat_line(line: str, stats: Row) -> bool:
+    """Add one ``--stat``/``--shortstat``/``--numstat`` line to ``stats`` (a ``Stats`` dict,
+    keys kept in field order); False if not one."""
     if m := _SUMMARY.match(line):
-        stats.files_changed = int(m.group(1))
-        stats.insertions = int(m.group(2) or 0)
-        stats.deletions = int(m.group(3) or 0)
+        files = stats.pop("files", None)
+        stats["files_changed"] = int(m.group(1))
+        stats["insertions"] = int(m.group(2) or 0)
+        stats["deletions"] = int(m.group(3) or 0)
+        if files is not None:
+            stats["files"] = files
         return True
     path, bar, count = line.rpartition(" | ")
     m = _STAT_COUNT.match(count) if bar and line.startswith(" ") else None
+    fs: Row
     if m is not None and path.strip():
-        fs = FileStat(path=path.strip())
+        fs = {"path": path.strip()}
         if m.group(1) is not None:
-            fs.changes = int(m.group(1))
+            fs["changes"] = int(m.group(1))
         else:
-            fs.binary = True
+            fs["binary"] = True
     elif m := _NUMSTAT.match(line):
-        binary = m.group(1) == "-"
-        fs = FileStat(path=m.group(3), binary=binary or None,
-                      insertions=None if binary else int(m.group(1)),
-                      deletions=None if binary else int(m.group(2)))
+        fs = {"path": m.group(3), "binary": True} if m.group(1) == "-" else {
+            "path": m.group(3), "insertions": int(m.group(1)), "deletions": int(m.group(2))}
     else:
         return False
-    stats.files = stats.files if stats.files is not None else []
-    stats.files.append(fs)
+    stats.setdefault("files", []).append(fs)
     return True
 
 
-def _commit_stat(line: str, commit: Commit) -> bool:
-    stats = commit.stats or Stats()
+def _commit_stat(line: str, commit: Row) -> bool:
+    stats = commit.get("stats")
+    if stats is not None:
+        return read_stat_line(line, stats)
+    stats = {}
     if not read_stat_line(line, stats):
         return False
-    commit.stats = stats
+    commit["stats"] = stats
     return True
 
 
-_LABELS = {"Author": ("author", "author_email"), "Commit": ("committer", "committer_email")}
-_DATES = {"Date": "date", "AuthorDate": "date", "CommitDate": "commit_date"}
+_HEADER_KEYS = {  # header label → (field, second field); every label is free of spaces
+    "Merge": ("merge", ""), "Author": ("author", "author_email"), "Commit": ("committer", "committer_email"),
+    "Date": ("date", "date_iso"), "AuthorDate": ("date", "date_iso"),
+    "CommitDate": ("commit_date", "commit_date_iso"),
+}
 
 
-def _header_line(line: str, c: Commit) -> bool:
+def _header_line(line: str, c: Row) -> int:
+    """Store one header line (``Author:``, ``Date:`` …) in ``c``: the schema rank of the field
+    it set (to notice lines out of the usual order), or -1 when it is not a header line."""
     label, colon, value = line.partition(":")
-    if not colon or " " in label:
-        return False
-    if label == "Merge":
-        c.merge = value.split()
-    elif label in _LABELS:
-        name, email = person(value)
-        setattr(c, _LABELS[label][0], name)
-        setattr(c, _LABELS[label][1], email)
-    elif label in _DATES:
-        field = _DATES[label]
-        setattr(c, field, value.strip())
-        setattr(c, field + "_iso", to_iso(value))
+    keys = _HEADER_KEYS.get(label) if colon else None
+    if keys is None:
+        return -1
+    field, second = keys
+    if field == "merge":
+        c[field] = value.split()
+        return _RANK[field]
+    if second[-4:] == "_iso":
+        c[field] = value.strip()
+        got = to_iso(value)
     else:
-        return False
-    return True
+        name, got = person(value)
+        if name is None:
+            c.pop(field, None)
+        else:
+            c[field] = name
+    if got is None:
+        c.pop(second, None)
+    else:
+        c[second] = got
+    return _RANK[field]
 
 
-def parse_blocks(lines: list[str], prefixed: bool = True, names: str | None = None) -> list[Commit]:
+def _finish(c: Row, msg: list[str], notes: list[str], disorder: bool) -> Row:
+    """The commit with its message and notes (trailing blank lines dropped), keys in order."""
+    while msg and msg[-1] == "":
+        msg.pop()
+    while notes and notes[-1] == "":
+        notes.pop()
+    if msg:
+        c["message"] = "\n".join(msg)
+    if notes:
+        c["notes"] = "\n".join(notes)
+    if (msg or notes) and ("stats" in c or "files" in c):  # read before the message was complete
+        for late in ("stats", "files"):
+            if late in c:
+                c[late] = c.pop(late)
+    return _ordered(c) if disorder else c
+
+
+def parse_blocks(lines: list[str], prefixed: bool = True, names: str | None = None) -> list[Row]:
     """Read ``commit <hash>`` blocks; a patch (``-p``, ``git show``) after a commit's message runs
     to the next ``commit <hash>`` line (patch lines never start with that) and becomes ``files``,
-    as do the path lines of ``--name-only``/``--name-status`` (``names``: "only" | "status")."""
-    commits: list[Commit] = []
+    as do the path lines of ``--name-only``/``--name-status`` (``names``: "only" | "status").
+
+    The message lines and the header lines of the usual layout are tested first: a large log
+    is mostly those."""
+    commits: list[Row] = []
+    c: Row | None = None
     state = "none"
     msg: list[str] = []
     notes: list[str] = []
-
-    def close() -> None:
-        for field, buf in (("message", msg), ("notes", notes)):
-            while buf and buf[-1] == "":
-                buf.pop()
-            if commits and buf:
-                setattr(commits[-1], field, "\n".join(buf))
-            buf.clear()
-
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if _DIFF_START.match(line) and commits and state != "header":
-            end = i
-            while end < len(lines) and not _HEADER.match(lines[end]):
-                end += 1
-            commits[-1].files = parse_files(lines[i - 1:end], 0, prefixed)
-            i, state = end, "patch"
-        elif m := _HEADER.match(line):
-            close()
-            commits.append(Commit(hash=m.group(1), refs=refs_of(m.group(2)) if m.group(2) else None))
-            state = "header"
-        elif not commits:
-            raise Unrecognized(f"git log: expected 'commit <hash>', got {line[:80]!r}")
-        elif state == "header":
-            if line == "":
-                state = "message"
-            elif not _header_line(line, commits[-1]):
+    buf: list[str] | None = None  # msg or notes while state is "message" or "notes"
+    last = 0  # rank of the last header field set; a lower one means the keys need reordering
+    disorder = False
+    it = iter(lines)
+    for line in it:
+        if buf is not None and (line[:4] == "    " or not line):
+            buf.append(line[4:])
+            continue
+        if state == "header" and line[:1] != "c":  # c is set; only "commit …" may start a block
+            if not line:
+                state, buf = "message", msg
+                continue
+            rank = _header_line(line, c)  # type: ignore[arg-type]
+            if rank < 0:
                 raise Unrecognized(f"git log: unexpected header line {line[:80]!r}")
-        elif state in ("message", "notes") and (line.startswith("    ") or line == ""):
-            (msg if state == "message" else notes).append(line[4:])
-        elif _NOTES.match(line) and state == "message":
-            state = "notes"
-        elif names and line and state in ("message", "names"):
-            commit = commits[-1]
-            commit.files = commit.files if commit.files is not None else []
-            commit.files.append(name_line(line, names == "status"))
-            state = "names"
-        elif line and _commit_stat(line, commits[-1]):
-            state = "stats"
-        elif line:
-            raise Unrecognized(f"git log: unexpected line {line[:80]!r}")
-    close()
+            disorder = disorder or rank <= last
+            last = rank
+            continue
+        if line.startswith("diff --") and _DIFF_START.match(line) and c is not None:
+            patch = [line]
+            m = None
+            for line in it:
+                if line.startswith("commit ") and (m := _HEADER.match(line)):
+                    break
+                patch.append(line)
+            c["files"] = [_dump_file(f) for f in parse_files(patch, 0, prefixed)]
+            state, buf = "patch", None
+            if m is None:
+                break
+        elif not (line.startswith("commit ") and (m := _HEADER.match(line))):
+            if c is None:
+                raise Unrecognized(f"git log: expected 'commit <hash>', got {line[:80]!r}")
+            if state == "header":  # a line starting with "c" is no header line (labels are capitalised)
+                raise Unrecognized(f"git log: unexpected header line {line[:80]!r}")
+            if state == "message" and _NOTES.match(line):
+                state, buf = "notes", notes
+            elif names and line and (state == "message" or state == "names"):
+                c.setdefault("files", []).append(_dump_file(name_line(line, names == "status")))
+                state, buf = "names", None
+            elif line and _commit_stat(line, c):
+                state, buf = "stats", None
+                disorder = disorder or ("files" in c and next(reversed(c)) == "stats")
+            elif line:
+                raise Unrecognized(f"git log: unexpected line {line[:80]!r}")
+            continue
+        if c is not None:
+            commits.append(_finish(c, msg, notes, disorder))
+            msg.clear()
+            notes.clear()
+        sha, deco = m.groups()
+        c = {"hash": sha}
+        if deco:
+            c["refs"] = refs_of(deco)
+        last = _RANK["refs"] if deco else 0
+        state, buf, disorder = "header", None, False
+    if c is not None:
+        commits.append(_finish(c, msg, notes, disorder))
     return commits
 
 
@@ -241,26 +326,27 @@ def strip_graph(lines: list[str]) -> list[str]:
     return out
 
 
-def parse_oneline(lines: list[str], decorate: bool) -> list[Commit]:
-    commits: list[Commit] = []
+def parse_oneline(lines: list[str], decorate: bool) -> list[Row]:
+    commits: list[Row] = []
     for line in lines:
         if not line:
             continue
         m = _ONELINE.match(line)
         if m:
             subject = m.group(2) or ""
-            refs = None
+            c: Row = {"hash": m.group(1)}
             if decorate and subject.startswith("(") and ") " in subject + " ":
                 deco, _, subject = subject[1:].partition(") ") if ") " in subject else (subject[1:-1], "", "")
-                refs = refs_of(deco)
-            commits.append(Commit(hash=m.group(1), refs=refs, message=subject))
+                c["refs"] = refs_of(deco)
+            c["message"] = subject
+            commits.append(c)
         elif not (commits and _commit_stat(line, commits[-1])):
             raise Unrecognized(f"git log --oneline: unexpected line {line[:80]!r}")
     return commits
 
 
-def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
-    commits: list[Commit] = []
+def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Row]:
+    commits: list[Row] = []
     for line in lines:
         if not line:
             continue
@@ -269,7 +355,7 @@ def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
             if commits and _commit_stat(line, commits[-1]):
                 continue
             raise Unrecognized(f"git log --format: line does not fit the format: {line[:80]!r}")
-        values: dict[str, object] = {}
+        values: Row = {}
         for code, text in got.items():
             field = FIELDS[code]
             if field == "parents":
@@ -282,7 +368,7 @@ def parse_formatted(lines: list[str], fmt: LineFormat) -> list[Commit]:
                 values[field] = text
             if field in ("date", "commit_date"):
                 values[field + "_iso"] = to_iso(text)
-        commits.append(Commit(**values))  # type: ignore[arg-type]
+        commits.append({k: v for k in _ORDER if (v := values.get(k)) is not None})
     return commits
 
 
@@ -312,7 +398,7 @@ def _supports(tokens: Tokens) -> str | None:
     return got if isinstance(got, str) else None
 
 
-def parse(text: str, pin: ParseInput) -> LogResult:
+def parse(text: str, pin: ParseInput) -> dict[str, list[Row]]:
     lines = split_lines(text)[0]
     fmt = _pretty(pin.tokens)
     if pin.tokens.has("--graph"):
@@ -320,14 +406,14 @@ def parse(text: str, pin: ParseInput) -> LogResult:
     if fmt == "oneline":
         deco = pin.tokens.values("--decorate")
         decorate = pin.tokens.has("--decorate") and (not deco or deco[-1] != "no")
-        return LogResult(commits=parse_oneline(lines, decorate))
+        return {"commits": parse_oneline(lines, decorate)}
     if fmt is None or fmt in NAMED:
         names = "only" if pin.tokens.has("--name-only") else "status" if pin.tokens.has("--name-status") else None
-        return LogResult(commits=parse_blocks(lines, not pin.tokens.has("--no-prefix"), names))
+        return {"commits": parse_blocks(lines, not pin.tokens.has("--no-prefix"), names)}
     compiled = compile_format(fmt)
     if isinstance(compiled, str):
         raise Unsupported(f"git log: {compiled}", hint_args=hint(pin.sub_args))
-    return LogResult(commits=parse_formatted(lines, compiled))
+    return {"commits": parse_formatted(lines, compiled)}
 
 
 _DISPLAY = {"--pretty", "--format", "--oneline", "--graph", "-p", "-u", "--patch", "--name-only",

@@ -16,6 +16,8 @@ def split_lines(text: str) -> tuple[list[str], bool]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
+    if "\r" not in text:  # the usual case: no per-line pass over a large output
+        return lines, False
     crlf = False
     for i, line in enumerate(lines):
         if line.endswith("\r"):
