@@ -82,27 +82,54 @@ def _field(name: str) -> str:
     return _NAME_ALIASES.get(low, low.replace("-", "_").replace("/", "_"))
 
 
+_INT = re.compile(r"-?\d+")
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+
 def _value(field: str, text: str) -> object:
     if field in _TEXT_COLUMNS:
         return text
     if text == "-":
         return None
-    if re.fullmatch(r"-?\d+", text):
+    if _INT.fullmatch(text):
         return int(text)
-    if re.fullmatch(r"\d+\.\d+", text):
+    if _DECIMAL.fullmatch(text):
         return float(text)
     return text
 
 
-def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict[str, object] | None:
+_ADDRESS_KEYS = (("local_address", "local_host", "local_port"),
+                 ("foreign_address", "foreign_host", "foreign_port"))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A connection header's columns split around proto and the address pair, worked out once
+    per header rather than once per row."""
+
+    pre: list[str]  # columns before proto (BSD -A Tcpcb/Socket)
+    mid: list[str]  # numeric queue columns between proto and the addresses
+    post: list[str]  # columns after the foreign address
+    min_tokens: int
+    timer_after_program: bool
+
+    @classmethod
+    def of(cls, cols: list[str]) -> _Plan | None:
+        """None when the header has no address column (the line cannot be a connection row)."""
+        p = cols.index("proto")
+        try:
+            li = cols.index("local_address")
+        except ValueError:
+            return None
+        post = cols[li + 2:]
+        return cls(cols[:p], cols[p + 1:li], post, p + 3, "timer" in post)
+
+
+def _connection(tokens: list[str], line: str, plan: _Plan, sep: str) -> dict[str, object] | None:
     """Read one connection row by column order; see the module docstring for the rules."""
-    p = cols.index("proto")
-    try:
-        li = cols.index("local_address")
-    except ValueError:
-        return None
-    pre, mid, post = cols[:p], cols[p + 1:li], cols[li + 2:]
-    if len(tokens) < len(pre) + 3 or not _PROTO.match(tokens[len(pre)]):
+    n = len(tokens)
+    pre = plan.pre
+    if n < plan.min_tokens or not _PROTO.match(tokens[len(pre)]):
         return None
     row: dict[str, object] = {}
     for c, t in zip(pre, tokens):
@@ -110,31 +137,30 @@ def _connection(tokens: list[str], line: str, cols: list[str], sep: str) -> dict
     i = len(pre)
     row["proto"] = tokens[i]
     i += 1
-    for c in mid:
-        if i < len(tokens) - 2 and tokens[i].isdigit():
+    for c in plan.mid:
+        if i < n - 2 and tokens[i].isdigit():
             _put(row, c, int(tokens[i]))
             i += 1
-    if i + 2 > len(tokens):
+    if i + 2 > n:
         return None
-    for key, text in (("local", tokens[i]), ("foreign", tokens[i + 1])):
+    for (address, host_key, port_key), text in zip(_ADDRESS_KEYS, tokens[i:i + 2]):
         host, port = split_port(text, sep)
-        row[f"{key}_address"], row[f"{key}_host"] = text, host
+        row[address], row[host_key] = text, host
         if port is not None:
-            row[f"{key}_port"] = port
+            row[port_key] = port
     i += 2
-    for c in post:
-        if i >= len(tokens):
+    for c in plan.post:
+        if i >= n:
             break
         tok = tokens[i]
         if c == "state":
-            raw = str(row["proto"]).lower().startswith("raw")
-            if tok in TCP_STATES or (raw and tok.isdigit()):
+            if tok in TCP_STATES or (tok.isdigit() and str(row["proto"]).lower().startswith("raw")):
                 row["state"] = tok
                 i += 1
             continue
         if c in ("pid_program", "timer"):
             rest = line[token_offset(line, tokens, i):].rstrip()
-            if c == "pid_program" and "timer" in post and (tm := _TIMER.search(rest)):
+            if c == "pid_program" and plan.timer_after_program and (tm := _TIMER.search(rest)):
                 row["timer"], rest = tm.group().strip(), rest[: tm.start()]
             row.update(pid_program(rest) if c == "pid_program" else {"timer": rest})
             break
@@ -165,31 +191,30 @@ def _table_row(tokens: list[str], cols: list[str], gap_at: str | None) -> dict[s
     return {c: _value(c, t) for c, t in zip(cols, tokens) if t != ""}
 
 
+# section titles, tried in this order from the start of the stripped line; the group name is the kind
+_TITLE = re.compile("|".join((
+    "(?P<skip>%s)" % "|".join(map(re.escape, _SKIP_TITLES)),
+    "(?P<inet>Active Internet connections|Active Connections)",
+    # Linux/BSD, then Windows `netstat -r` / `route print`
+    "(?P<route>Kernel IP routing table|Kernel IPv6 routing table|Routing tables|IPv4 Route Table|IPv6 Route Table)",
+    "(?P<iface>Kernel Interface table)",
+    r"(?P<family>Internet6?:\Z)",
+    r"(?P<winif>Interface List\Z)",
+    r"(?P<banner>(?:Active Routes:|Persistent Routes:|None)\Z|=*\Z|[- ]*\Z)",
+)))
+
+
 def _title_kind(s: str) -> str | None:
-    if s.startswith(_SKIP_TITLES):
-        return "skip"
-    if s.startswith(("Active Internet connections", "Active Connections")):
-        return "inet"
-    if s.startswith(("Kernel IP routing table", "Kernel IPv6 routing table", "Routing tables")):
-        return "route"
-    if s.startswith("Kernel Interface table"):
-        return "iface"
-    if s in ("Internet:", "Internet6:"):
-        return "family"
-    if s.startswith(("IPv4 Route Table", "IPv6 Route Table")):
-        return "route"  # Windows `netstat -r` / `route print`
-    if s == "Interface List":
-        return "winif"
-    if s.endswith("Group Memberships"):
-        return "group"  # Linux -g
-    if s in ("Active Routes:", "Persistent Routes:", "None") or s.strip("=") == "" or s.strip("- ") == "":
-        return "banner"
-    return None
+    """One anchored match per line (a data line fails on its first characters)."""
+    m = _TITLE.match(s)
+    if m is not None:
+        return m.lastgroup
+    return "group" if s.endswith("Group Memberships") else None  # Linux -g (never a banner)
 
 
-def _header_mode(s: str) -> str | None:
-    """The section a column-header line opens, or None when ``s`` is not a header."""
-    first = s.split(None, 1)[0]
+def _header_mode(s: str, first: str) -> str | None:
+    """The section a column-header line opens (``first`` is its first word), or None when ``s``
+    is not a header."""
     if first in ("Proto", "Tcpcb", "Socket"):
         return "inet"
     if first == "Iface" or (first == "Name" and "Mtu" in s):
@@ -209,13 +234,19 @@ class _Section:
     cols: list[str] = field(default_factory=list)
     family: str | None = None
     persistent: bool = False
+    plan: _Plan | None = None  # connection columns, set at the first row read under ``cols``
+    planned: bool = False
 
 
-def _data_row(sec: _Section, line: str, s: str, out: dict[str, list[Any]], pin: ParseInput) -> bool:
-    """Read one data line of the current section into ``out``; False when it is not a row."""
-    tokens = s.split()
+def _data_row(sec: _Section, line: str, s: str, tokens: list[str], out: dict[str, list[Any]],
+              pin: ParseInput) -> bool:
+    """Read one data line (``tokens`` = ``s.split()``) of the current section into ``out``;
+    False when it is not a row."""
     if sec.mode == "inet" and sec.cols:
-        row = _connection(tokens, s, sec.cols, "." if pin.os in ("macos", "freebsd") else ":")
+        if not sec.planned:
+            sec.plan, sec.planned = _Plan.of(sec.cols), True
+        row = None if sec.plan is None else _connection(
+            tokens, s, sec.plan, "." if pin.os in ("macos", "freebsd") else ":")
         if row is not None:
             out["connections"].append(row)
             return True
@@ -277,12 +308,14 @@ def parse(text: str, pin: ParseInput) -> dict[str, list[Any]]:
             sec = _Section(kind, [], "inet6" if "IPv6" in s else ("inet" if "IPv4" in s else None))
             if kind == "skip":
                 out["skipped_sections"].append(s)
-        elif sec.mode == "skip":
-            continue
-        elif (mode := _header_mode(s)) is not None:
-            sec.mode, sec.cols = mode, [_field(n) for n in header_columns(s, _PHRASES)]
-        elif not _data_row(sec, line, s, out, pin):
-            out["unparsed"].append(s)
+        elif sec.mode != "skip":
+            tokens = s.split()
+            mode = _header_mode(s, tokens[0])
+            if mode is not None:
+                sec.mode, sec.cols = mode, [_field(n) for n in header_columns(s, _PHRASES)]
+                sec.planned = False
+            elif not _data_row(sec, line, s, tokens, out, pin):
+                out["unparsed"].append(s)
     if not any(out[k] for k in ("connections", "routes", "interfaces", "groups")):
         if out["unparsed"]:
             raise Unrecognized("netstat: no connection, route, interface or group row was recognised")
