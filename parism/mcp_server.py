@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
@@ -142,6 +142,36 @@ async def _guarded(name: str, engine: LazyEngine, call: Callable[[Engine], Await
         InFlight.count -= 1
 
 
+#: Seconds between progress notifications of a running command (spec: rate-limit them).
+PROGRESS_INTERVAL_S = 1.0
+
+
+async def _with_progress(ctx: Context | None, work: Awaitable[M]) -> M:
+    """Await ``work`` and, while it runs, report elapsed seconds about once a second.
+
+    Some clients reset their request timeout on progress; the SDK drops the notifications when
+    the request carried no progress token.  A failing notification only stops the ticks.
+    """
+    if ctx is None:  # called outside a request (the SDK always injects one)
+        return await work
+    async with anyio.create_task_group() as tg:
+
+        async def tick() -> None:
+            elapsed = 0
+            while True:
+                await anyio.sleep(PROGRESS_INTERVAL_S)
+                elapsed += 1
+                try:
+                    await ctx.report_progress(elapsed, message=f"running for {elapsed} s")
+                except Exception:  # noqa: BLE001 - progress is best effort
+                    return
+
+        tg.start_soon(tick)
+        result = await work
+        tg.cancel_scope.cancel()
+    return result
+
+
 def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
     """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
     read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
@@ -181,10 +211,13 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
         cwd: Cwd = None,
         format: Format = None,
         includeDiff: IncludeDiff = False,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, Envelope]:
         """Run an allowlisted command (no shell) and return its parsed output as a JSON envelope."""
         env = await _guarded(
-            "run", engine, lambda e: e.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)
+            "run",
+            engine,
+            lambda e: _with_progress(ctx, e.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)),
         )
         return tool_result(env, is_tool_error(env.failure))
 
@@ -199,12 +232,15 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
             Field(ge=1, description="Lines per page (default guard.default_page_size, max guard.max_page_size)."),
         ] = None,
         includeDiff: IncludeDiff = False,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, Envelope]:
         """Run a command and return one page of its raw output lines (no parsing); see page_info."""
         env = await _guarded(
             "run_paged",
             engine,
-            lambda e: e.arun_paged(cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff),
+            lambda e: _with_progress(
+                ctx, e.arun_paged(cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff)
+            ),
         )
         return tool_result(env, is_tool_error(env.failure))
 

@@ -368,3 +368,19 @@ async def test_bad_config_still_serves_describe_and_refuses_the_rest(workdir: Pa
         checked = await session.call_tool("dry_run", {"cmd": "ls"})
         assert checked.is_error is True
         assert payload(checked)["reason"] == "invalid_config"
+
+
+async def test_long_run_reports_progress(session: ClientSession) -> None:
+    """About one notification per second while the command runs, increasing, no total."""
+    ticks: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        ticks.append((progress, total, message))
+
+    result = await session.call_tool("run", {"cmd": "sleep", "args": ["2.6"]}, progress_callback=on_progress)
+    assert payload(result)["ok"] is True
+    await anyio.sleep(0.3)  # notifications race the result on a real transport
+    progress = [p for p, _, _ in ticks]
+    assert len(progress) >= 2  # a loaded machine may add a third second, never drop one
+    assert progress == [float(n) for n in range(1, len(progress) + 1)]
+    assert all(total is None and message and "running" in message for _, total, message in ticks)
