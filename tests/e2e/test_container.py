@@ -252,3 +252,20 @@ async def test_seccomp_without_systempaths_is_nested_weak_and_refused(image: str
     assert run.is_error is True
     assert env["failure"]["reason"] == "sandbox_unavailable", env
     assert "nested-weak" in env["failure"]["message"]
+
+
+# --- PID 1 ----------------------------------------------------------------------------------------
+
+
+async def test_image_pid1_reaps_what_the_sandboxes_leave(image: str, label: str, workspace: Path) -> None:
+    """Without ``--init`` the image's own tini must reap: each sandboxed call leaves an orphan
+    (bwrap's pid-namespace helper) behind, and without a reaper these zombies exhaust a small
+    ``--pids-limit`` after a few dozen calls (``bwrap: Can't fork for pid 1``; observed at call
+    ~36 with parism as PID 1 and a limit of 48)."""
+    args = hardened_args(image, label, workspace)
+    args.remove("--init")
+    args[args.index("--pids-limit") + 1] = "48"
+    async with session(args) as (s, _):
+        for i in range(80):
+            env = envelope(await s.call_tool("run", {"cmd": "ls", "args": ["-a"]}))
+            assert env["ok"] is True, f"call {i}: {env}"
