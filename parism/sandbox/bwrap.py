@@ -17,10 +17,9 @@ ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
 
 
-def build_argv(plan: Plan, inner: list[str], info_fd: int | None = None) -> list[str]:
-    """Everything after the bwrap binary, ending with ``inner`` (absolute argv). bwrap writes
-    the host pid of the sandbox's PID 1 to ``info_fd`` (used to wait for the teardown)."""
-    argv: list[str] = ["--info-fd", str(info_fd)] if info_fd is not None else []
+def build_argv(plan: Plan, inner: list[str]) -> list[str]:
+    """Everything after the bwrap binary, ending with ``inner`` (absolute argv)."""
+    argv: list[str] = []
     argv += _namespaces(plan)
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     argv += _system_root(plan)

@@ -16,7 +16,6 @@ command's stdout/stderr are extra fds that only the helper hands on.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import queue
 import select
@@ -119,7 +118,11 @@ class _StatusPipe:
 
 
 class Prepared:
-    """A started sandbox whose helper waits for exactly one argv (single use)."""
+    """A started sandbox whose helper waits for exactly one argv (single use).
+
+    Two pidfds pin bwrap's processes, so they can be signalled with no pid-reuse risk even
+    after bwrap was reaped: ``outer`` (bwrap itself, from the start) and ``inner`` (the
+    sandbox's PID 1, bwrap's only child, looked up once the helper is ready)."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -127,13 +130,12 @@ class Prepared:
         status_r, status_w = os.pipe2(os.O_CLOEXEC)
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
-        self._info_r, info_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-        inherited = (control_r, out_w, err_w, info_w)
+        inherited = (control_r, out_w, err_w)
         user = plan.run_as
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
         argv = [*(self.cgroup.wrapper() if self.cgroup else []), *oom_prefix(plan.oom_score_adj), *drop,
-                plan.bwrap, *build_argv(plan, helper_command(plan, control_r, out_w, err_w), info_w)]
+                plan.bwrap, *build_argv(plan, helper_command(plan, control_r, out_w, err_w))]
         try:
             self.proc = subprocess.Popen(
                 argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -141,7 +143,7 @@ class Prepared:
                 **popen_user,
             )
         except BaseException:
-            for fd in (self._control_w, status_r, out_r, err_r, self._info_r):
+            for fd in (self._control_w, status_r, out_r, err_r):
                 os.close(fd)
             if self.cgroup:
                 self.cgroup.remove()
@@ -149,12 +151,15 @@ class Prepared:
         finally:
             for fd in (*inherited, status_w):
                 os.close(fd)
+        self.outer = _pidfd(self.proc.pid)
+        self.inner: int | None = None
         self.on_end: Callable[[], None] | None = None  # the pool's refill trigger
         self.fingerprint = plan.fingerprint()
         self.status = _StatusPipe(status_r)
         self.stdout: BinaryIO = os.fdopen(out_r, "rb")
         self.stderr: BinaryIO = os.fdopen(err_r, "rb")
         self.used = False
+        self.finished = False
 
     @property
     def alive(self) -> bool:
@@ -167,6 +172,8 @@ class Prepared:
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
         """Block until the helper waits for its argv; raise ``SandboxError`` if bwrap failed."""
         if self.status.read_until((b"R\n",), timeout):
+            if self.inner is None:
+                self.inner = _pidfd(_only_child(self.proc.pid))
             return
         if not self.status.eof:
             raise SandboxError(errno.ETIMEDOUT, f"sandbox not ready after {timeout:.0f} s")
@@ -192,12 +199,21 @@ class Prepared:
         except OSError:
             pass  # the sandbox died after getting ready: wait() reports bwrap's own status
         finally:
-            os.close(self._control_w)
+            self._close_control()
         return SandboxStarted(self)
 
-    def end(self, info_fd: int | None) -> None:
-        """Kill the sandbox's tree, remove its cgroup (if any), close the status pipe."""
-        kill_sandbox(self.proc, info_fd, sweep=not self.plan.pid_namespace)
+    def _close_control(self) -> None:
+        if self._control_w >= 0:
+            os.close(self._control_w)
+            self._control_w = -1
+
+    def end(self) -> None:
+        """Kill the sandbox's tree, remove its cgroup (if any), close what it held. Once."""
+        if self.finished:
+            return
+        self.finished = True
+        kill_sandbox(self.proc, self.outer, self.inner, sweep=not self.plan.pid_namespace)
+        self.outer = self.inner = None
         self.status.close()
         if self.cgroup and self.proc.poll() is not None:
             self.cgroup.remove()
@@ -211,71 +227,60 @@ class Prepared:
             on_end()
 
     def discard(self) -> None:
-        """Kill an unused (or failed) sandbox and close its pipes."""
-        if not self.used:
-            self.used = True
-        if self._control_w >= 0:
-            os.close(self._control_w)
-            self._control_w = -1
-        self.end(self._info_r)
+        """Kill an unused (or failed) sandbox and close its pipes.
+
+        A sandbox still being set up is given time to finish first: killed half-way, bwrap
+        can leave its PID 1 waiting forever for a go-ahead that never comes."""
+        self.used = True
+        self._close_control()
+        if self.inner is None and not self.status.eof:
+            try:
+                self.wait_ready(KILL_WAIT_S)
+            except SandboxError:
+                pass
+        self.end()
         self.stdout.close()
         self.stderr.close()
 
 
-def kill_sandbox(proc: subprocess.Popen[bytes], info_fd: int | None, sweep: bool) -> None:
-    """SIGKILL bwrap's group and its descendants, then wait for the sandbox's PID 1; never raises.
+def kill_sandbox(proc: subprocess.Popen[bytes], outer: int | None, inner: int | None, sweep: bool) -> None:
+    """SIGKILL bwrap, the sandbox's PID 1 and (``sweep``) every descendant; wait; never raises.
 
-    With a pid namespace, bwrap's death ends everything inside (its PID 1 dies by PDEATHSIG and
-    the kernel kills the namespace); bwrap may exit a moment before that teardown finishes,
-    so we wait for PID 1 (its host pid comes from bwrap's --info-fd) to be gone. Without a pid
-    namespace (host_procs, nested-weak) the descendant ``sweep`` catches what stayed in the
-    tree (a full process-table scan: skipped when the pid namespace does the job). Waits use
-    pidfds (no polling: this often runs on a thread next to the pipeline). Closes ``info_fd``
-    (None: PID 1 was already waited for by an earlier kill)."""
-    inner = _pidfd(_inner_pid(info_fd)) if info_fd is not None else None
-    if proc.poll() is None:  # once reaped, bwrap's pid may be reused: no signals by pid then
-        try:
-            kids = psutil.Process(proc.pid).children(recursive=True) if sweep else []
-        except psutil.Error:
-            kids = []
-        outer = _pidfd(proc.pid)
-        _signal_group(proc, signal.SIGKILL)
-        for kid in kids:
+    With a pid namespace, PID 1's death ends everything inside. Without one (host_procs,
+    nested-weak) the descendant sweep — a full process-table scan, hence only then — catches
+    what stayed in the tree. Signals go through pidfds, waits block on them (no polling: this
+    often runs on a thread next to the pipeline). Closes both pidfds."""
+    try:
+        kids = psutil.Process(proc.pid).children(recursive=True) if sweep and proc.poll() is None else []
+    except psutil.Error:
+        kids = []
+    for fd in (outer, inner):
+        if fd is not None:
             try:
-                kid.kill()
-            except psutil.Error:
-                continue
-        if outer is not None:
-            _wait_fd(outer)
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+            except OSError:
+                pass  # already gone
+    for kid in kids:
         try:
-            proc.wait(KILL_WAIT_S)
-        except subprocess.TimeoutExpired:
-            pass
-    if inner is not None:
-        _wait_fd(inner)  # readable once PID 1 has exited: its namespace is empty
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    """Signal bwrap's process group, unless bwrap was reaped (its pid may be reused)."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def _inner_pid(info_fd: int) -> int | None:
-    """PID 1 of the sandbox, from the first JSON object bwrap wrote to the info pipe."""
+            kid.kill()
+        except psutil.Error:
+            continue
+    for fd in (outer, inner):
+        if fd is not None:
+            _wait_fd(fd)  # readable once the process has exited
     try:
-        data = os.read(info_fd, 65536)
-    except OSError:
-        data = b""
-    finally:
-        os.close(info_fd)
+        proc.wait(KILL_WAIT_S)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _only_child(pid: int) -> int | None:
+    """bwrap's PID 1 (its only child), without scanning the process table."""
     try:
-        info, _ = json.JSONDecoder().raw_decode(data.decode("utf-8", "replace").lstrip())
-        return int(info["child-pid"])
-    except (ValueError, KeyError, TypeError):
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = f.read().split()
+        return int(kids[0]) if kids else None
+    except (OSError, ValueError):
         return None
 
 
@@ -307,7 +312,6 @@ class SandboxStarted:
 
     def __init__(self, prepared: Prepared) -> None:
         self._prepared = prepared
-        self._info_fd: int | None = prepared._info_r
         self._code: int | None = None
         self.pid = prepared.proc.pid
         self.stdout: BinaryIO = prepared.stdout
@@ -345,15 +349,14 @@ class SandboxStarted:
         return None
 
     def kill_tree(self) -> None:
-        info, self._info_fd = self._info_fd, None
-        if info is None:
+        prepared = self._prepared
+        if prepared.finished:
             return
         if self._reported() is not None:
-            _signal_group(self._prepared.proc, signal.SIGKILL)  # start the teardown now
-            self._prepared.ended()
-            _reaper().put(lambda: self._prepared.end(info))
+            prepared.ended()  # the command is over: refill now, tear down in the background
+            _reaper().put(prepared.end)
         else:
-            self._prepared.end(info)
+            prepared.end()
 
 
 _REPORTS = (b"\nW ", b"\nE ")

@@ -168,3 +168,17 @@ def test_recreated_workspace_is_not_served_by_a_stale_sandbox(sandbox_factory, w
     r = run(sb, ["/usr/bin/ls"], str(workspace))
     assert r.out == "fresh.txt\n", r.out + r.err
     assert (sb._pool.hits, sb._pool.misses) == (0, 2)
+
+
+def test_discarding_a_sandbox_during_its_setup_leaves_nothing(sandbox_factory, workspace: Path) -> None:
+    """Killed half-way through its setup, bwrap can leave PID 1 waiting forever for a go-ahead;
+    discard must let the setup finish (or fail) and then end every process of the sandbox.
+    The workspace's unique name appears in the command line of all of them."""
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    for _ in range(8):
+        Prepared(plan).discard()
+    deadline = time.monotonic() + 3
+    while stragglers(workspace.name) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stragglers(workspace.name) == []
