@@ -147,7 +147,8 @@ def plain_args(image: str, label: str, workspace: Path, *extra: str) -> list[str
 
 @asynccontextmanager
 async def session(docker_args: list[str]) -> AsyncIterator[tuple[ClientSession, Any]]:
-    params = StdioServerParameters(command="docker", args=docker_args)
+    # The SDK passes only a minimal environment by default; the docker CLI needs DOCKER_HOST etc.
+    params = StdioServerParameters(command="docker", args=docker_args, env=dict(os.environ))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as s:
             init = await s.initialize()
