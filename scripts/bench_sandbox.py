@@ -130,6 +130,8 @@ def executor_only(engine: Any, argv: list[str], cwd: str, iterations: int) -> No
     time.sleep(0.2)
     direct: list[float] = []
     pooled: list[float] = []
+    pool = sandbox._pool
+    hits0, misses0 = pool.hits, pool.misses
     for _ in range(iterations):
         start = time.perf_counter()
         execute(spec)
@@ -137,10 +139,11 @@ def executor_only(engine: Any, argv: list[str], cwd: str, iterations: int) -> No
         start = time.perf_counter()
         execute(spec, sandbox.launcher(dec, spec))
         pooled.append((time.perf_counter() - start) * 1000)
-        time.sleep(0.05)  # the pool refills between calls, as it does between an agent's calls
+        time.sleep(0.15)  # the pool refills between calls, as it does between an agent's calls
     print(f"executor only: direct {_stats(direct)}; pooled {_stats(pooled)}; "
           f"pooled - direct = {statistics.median(pooled) - statistics.median(direct):+.2f} ms (median), "
-          f"{min(pooled) - min(direct):+.2f} ms (best)")
+          f"{min(pooled) - min(direct):+.2f} ms (best); pool hits {pool.hits - hits0}, "
+          f"cold starts {pool.misses - misses0}")
 
 
 def main() -> None:
