@@ -74,14 +74,16 @@ def _record(line: str, query: str | None) -> dict[str, object] | None:
     m = _RECORD.match(line)
     if m is None:
         return None
-    value = (m.group("value") or "").strip()
-    rec: dict[str, object] = {"name": _undot(m.group("name"))}
-    if m.group("ttl") is not None:
-        rec["ttl"] = int(m.group("ttl"))
-    if m.group("cls"):
-        rec["class"] = m.group("cls")
-    rec["type"] = m.group("type")
-    rec["value"] = _undot(value) if _NAME_VALUE.match(value) else value
+    name, ttl, cls, rtype, value = m.group("name", "ttl", "cls", "type", "value")
+    value = (value or "").strip()
+    rec: dict[str, object] = {"name": _undot(name)}
+    if ttl is not None:
+        rec["ttl"] = int(ttl)
+    if cls:
+        rec["class"] = cls
+    rec["type"] = rtype
+    # a single name loses its trailing dot (the endswith test only skips the regex on most values)
+    rec["value"] = value[:-1] if value.endswith(".") and _NAME_VALUE.match(value) else value
     if query is not None:
         rec["query"] = query
     return rec
@@ -90,6 +92,8 @@ def _record(line: str, query: str | None) -> dict[str, object] | None:
 def _logical_lines(text: str) -> list[str]:
     """Lines with ``+multiline`` records joined: a record line ending in ``(`` continues until the
     line holding the closing ``)``; ``; comments`` on continuation lines are dropped."""
+    if "(" not in text:  # nothing to join (the common case, one C-speed scan)
+        return text.splitlines()
     out: list[str] = []
     buf: list[str] | None = None
     for raw in text.splitlines():
@@ -150,7 +154,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         s = line.strip()
         if not s:
             continue
-        if s.startswith(";; Got answer:") or (s.startswith(";; Sending:")):
+        if s.startswith((";; Got answer:", ";; Sending:")):
             current = new_query()
             if s.startswith(";; Sending:"):
                 current["sent"] = True
