@@ -22,9 +22,11 @@ import re2
 
 from parism.redact.engine import compile_re2
 
-_KIND_SECRET = compile_re2(
+# Without a match of this, no span is masked: the redactor's one-pass gate includes it.
+KIND_SECRET_SOURCE = (
     r"(?m)(?:\\?\"kind\\?\"\s*:\s*\\?\"Secret\\?\"|^\s*kind:\s*[\"']?Secret[\"']?\s*$)"
 )
+_KIND_SECRET = compile_re2(KIND_SECRET_SOURCE)
 _JSON_BLOCK = compile_re2(r"\\?\"(?:data|stringData)\\?\"\s*:\s*\{(?P<body>[^{}]*)\}")
 _JSON_VALUE = compile_re2(r":\s*\\?\"(?P<value>(?:[^\"\\]|\\[^\"])*)\\?\"")
 _YAML_HEADER = compile_re2(r"(?m)^(?P<indent>[ \t]*(?:- )?)(?:data|stringData):[ \t]*$")

@@ -4,6 +4,9 @@ Why it is built this way:
 - patterns are compiled once per configuration (``from_config``), never per call;
 - every hit of every rule is collected against the *original* text, overlapping hits are merged
   and replaced in one pass, so one rule can never hide a secret from another by rewriting it;
+- text in which no built-in rule can match (most output) costs one RE2 pass: a single
+  alternation of every built-in rule (``_GATE``) says so, and only when it matches do the rules
+  run one by one; user patterns always run on their own;
 - the fallback engine is bounded by a time budget per call; when it runs out, the text is
   withheld (``Masked.withheld_reason``) — fail closed, never returned unmasked;
 - an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
@@ -23,11 +26,12 @@ from parism.redact.engine import (
     CompiledPattern,
     InvalidPattern,
     PatternTimeout,
+    any_of,
     compile_pattern,
     merge,
     replace_spans,
 )
-from parism.redact.kube import secret_data_spans
+from parism.redact.kube import KIND_SECRET_SOURCE, secret_data_spans
 from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 
 DEFAULT_MARKER = "[REDACTED]"
@@ -76,6 +80,8 @@ def _compile_user(patterns: Sequence[str]) -> tuple[list[CompiledPattern], list[
 
 _DEFAULTS = [compile_pattern(p.name, p.regex, p.ignore) for p in DEFAULT_PATTERNS]
 _TAILS = [compile_pattern(p.name, p.regex, p.ignore) for p in TRUNCATED_TAIL_PATTERNS]
+# No match of the gate ⇒ no default rule and no Kubernetes Secret can yield a hit in the text.
+_GATE = any_of([p.regex for p in DEFAULT_PATTERNS] + [KIND_SECRET_SOURCE])
 
 
 def validate_output_patterns(patterns: Sequence[str] | None) -> list[str]:
@@ -96,6 +102,7 @@ class Redactor:
         fallback_time_limit_s: float = FALLBACK_TIME_LIMIT_S,
     ) -> None:
         user, self._problems = _compile_user(patterns)
+        self._user = user
         self._patterns = ([] if mode == "replace" else list(_DEFAULTS)) + user
         self._use_builtin_rules = mode != "replace"
         self.enabled = enabled
@@ -132,7 +139,9 @@ class Redactor:
         """Every rule's hits in ``text`` (unmerged), or why the text must be withheld."""
         if self._problems:
             return Found([], "invalid redaction pattern: " + "; ".join(self._problems), False)
-        rules = self._patterns + (_TAILS if truncated and self._use_builtin_rules else [])
+        builtins = self._use_builtin_rules and (_GATE is None or _GATE.search(text) is not None)
+        rules = (self._patterns if builtins else self._user) + (
+            _TAILS if truncated and self._use_builtin_rules else [])
         hits: list[Hit] = []
         fallback_ran = False
         spent = 0.0  # the budget is for fallback patterns only: RE2 time does not count
@@ -150,7 +159,7 @@ class Redactor:
                 return Found([], reason, True)
             if not rule.on_re2:
                 spent += time.monotonic() - started
-        if self._use_builtin_rules:
+        if builtins:
             hits.extend(Hit(s, e, KUBE_RULE) for s, e in secret_data_spans(text))
         return Found([h for h in hits if text[h.start : h.end] != self.marker], None, fallback_ran)
 

@@ -7,11 +7,17 @@ import time
 import pytest
 
 from parism.redact import Redactor
+from parism.redact import redactor as redactor_module
+from parism.redact.patterns import DEFAULT_PATTERNS
 from tests.unit.redact.leak_corpus import (
     ANTHROPIC,
     DB_URL_PASSWORD,
+    DOTENV,
     ENV_PASSWORD,
     GH_CLASSIC,
+    KUBE_SECRET_JSON,
+    KUBE_SECRET_YAML,
+    LEAKS,
     OPENSSH_BODY,
     Leak,
     leaked_pieces,
@@ -122,3 +128,29 @@ def test_fallback_budget_covers_many_slow_matches() -> None:
     masked = r.mask(text)
     assert time.monotonic() - start < 3.0
     assert masked.withheld_reason is not None and masked.text == ""
+
+
+GATE_TEXTS = [leak.text for leak in LEAKS] + [
+    DOTENV, KUBE_SECRET_JSON, KUBE_SECRET_YAML, f"cut here: token={GH_CLASSIC[:12]}", "kind: Secret\n",
+    # shapes the leak corpus does not carry
+    "xapp-1-A1B2C3D4E5F6G7", "whsec_" + "a1B2" * 6, "GOCSPX-" + "x9Y8" * 6, "dop_v1_" + "0f" * 32,
+    "SG." + "a" * 20 + "." + "b" * 30,
+]
+
+
+@pytest.mark.parametrize("text", GATE_TEXTS, ids=range(len(GATE_TEXTS)))
+def test_one_pass_gate_finds_what_the_rules_find(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clean text skips the rules when the one alternation of them matches nowhere: the hits
+    must be exactly those of running every rule (gate switched off)."""
+    assert redactor_module._GATE is not None  # without it every text pays one pass per rule
+    gated = [Redactor().find(text, truncated=t) for t in (False, True)]
+    monkeypatch.setattr(redactor_module, "_GATE", None)
+    assert [Redactor().find(text, truncated=t) for t in (False, True)] == gated
+
+
+@pytest.mark.parametrize("pattern", DEFAULT_PATTERNS, ids=lambda p: p.name)
+def test_one_pass_gate_matches_wherever_a_builtin_rule_does(pattern) -> None:  # type: ignore[no-untyped-def]
+    alone = Redactor([pattern.regex], mode="replace")
+    texts = [t for t in GATE_TEXTS if alone.find(t).hits]
+    assert texts, f"no corpus text exercises {pattern.name}"
+    assert all(redactor_module._GATE.search(t) is not None for t in texts)
