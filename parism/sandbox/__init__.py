@@ -52,6 +52,8 @@ class BwrapLauncher:
 
 
 class Sandbox:
+    """The sandbox stage of one engine: settings, the probe result (once), the pool."""
+
     def __init__(self, settings: Any, allowed_paths: Any, server_cwd: str, *,
                  pool_size: int = 1, unprivileged_uid: int = identity.NOBODY) -> None:
         self.settings = settings

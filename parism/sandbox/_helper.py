@@ -23,6 +23,8 @@ are set inside the user namespace, where RLIMIT_NPROC counts this sandbox's proc
 (sandbox-notes §3.2).
 """
 
+from __future__ import annotations  # annotations stay strings: any python3 under /usr runs this
+
 import errno
 import os
 import resource
@@ -45,14 +47,14 @@ LIMITS = {
 AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
 
 
-def prctl(*args):
+def prctl(*args: object) -> None:
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(*args) != 0:
         raise OSError(ctypes.get_errno(), "prctl%r refused" % (args,))
 
 
-def children(me):
+def children(me: int) -> list[int]:
     """Pids whose parent is ``me`` (from /proc: ours inside a pid namespace, the host's else)."""
     out = []
     for name in os.listdir("/proc"):
@@ -67,7 +69,7 @@ def children(me):
     return out
 
 
-def end_descendants():
+def end_descendants() -> None:
     """Kill and reap every remaining descendant. As a subreaper the helper inherits orphans
     (setsid/nohup/double-forked children), so this ends the tree even without a pid
     namespace (host_procs, nested-weak); with one it is quick and redundant."""
@@ -89,7 +91,7 @@ def end_descendants():
             return
 
 
-def deny_unix_sockets():
+def deny_unix_sockets() -> None:
     import ctypes
     arch = AUDIT_ARCH.get(os.uname().machine)
     if arch is None:
@@ -111,7 +113,7 @@ def deny_unix_sockets():
     prctl(22, 2, ctypes.byref(fprog), 0, 0)  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
 
 
-def apply_limits(spec, oom_score_adj):
+def apply_limits(spec: str, oom_score_adj: int) -> None:
     for item in filter(None, spec.split(",")):
         name, value = item.split("=")
         which = LIMITS[name]
@@ -133,7 +135,7 @@ def apply_limits(spec, oom_score_adj):
             raise
 
 
-def read_exact(fd, n):
+def read_exact(fd: int, n: int) -> bytes | None:
     buf = b""
     while len(buf) < n:
         chunk = os.read(fd, n - len(buf))
@@ -143,7 +145,7 @@ def read_exact(fd, n):
     return buf
 
 
-def run(argv, out_fd, err_fd):
+def run(argv: list[bytes], out_fd: int, err_fd: int) -> None:
     """Spawn ``argv`` with out_fd/err_fd as its stdout/stderr, report its exact wait status on
     fd 2, exit like the command.
 
@@ -168,7 +170,7 @@ def run(argv, out_fd, err_fd):
     os._exit(os.WEXITSTATUS(wait_status))
 
 
-def main():
+def main() -> None:
     control, out_fd, err_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     keep = sorted((control, out_fd, err_fd))
     for low, high in zip([2] + keep, keep + [65536]):
