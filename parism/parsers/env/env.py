@@ -24,7 +24,8 @@ class EnvResult(BaseModel):
     vars: dict[str, str]
 
 
-def parse(text: str, pin: ParseInput) -> EnvResult:
+def parse(text: str, pin: ParseInput) -> dict[str, dict[str, str]]:
+    """The map is returned as is (an ``EnvResult`` would only copy it through pydantic)."""
     out: dict[str, str] = {}
     if pin.tokens.has("-0", "--null"):
         for rec in split_records(text):
@@ -32,18 +33,24 @@ def parse(text: str, pin: ParseInput) -> EnvResult:
             if not eq or not name:
                 raise Unrecognized(f"env -0: entry without '=': {rec[:80]!r}")
             out[name] = value
-        return EnvResult(vars=out)
+        return {"vars": out}
     last: str | None = None
+    more: list[str] = []  # continuation lines of ``last``, joined once (a long value stays linear)
     for line in split_lines(text)[0]:
         m = _ENTRY.match(line)
         if m:
+            if more and last is not None:
+                out[last] = "\n".join([out[last], *more])
+                more.clear()
             last = m.group(1)
             out[last] = line[m.end():]
         elif last is not None:
-            out[last] += "\n" + line
+            more.append(line)
         elif line.strip():
             raise Unrecognized(f"env: expected NAME=value, got {line[:80]!r}")
-    return EnvResult(vars=out)
+    if more and last is not None:
+        out[last] = "\n".join([out[last], *more])
+    return {"vars": out}
 
 
 PARSER = Parser(

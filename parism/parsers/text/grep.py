@@ -21,6 +21,7 @@ FreeBSD ``-Z`` means "decompress"; ``--null`` is the NUL form there.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -46,6 +47,12 @@ class GrepResult(BaseModel):
     matches: list[GrepRow]
 
 
+Row = dict[str, Any]
+"""A ``GrepRow`` as plain JSON (keys in field order, None left out): large outputs would
+otherwise spend most of their time building and dumping pydantic rows."""
+_SEP_RX = {":": re.compile(":"), ":-": re.compile("[:-]")}
+
+
 class _Form:
     """What the flags say about each output line."""
 
@@ -65,18 +72,26 @@ class _Form:
         self.known = sorted({f for f in files if f != "-"}, key=len, reverse=True)
 
 
+_FIELD = re.compile(r"[0-9]+(?=[:-])")
+
+
 def _prefix_fields(rest: str, form: _Form, pos: int = 0) -> tuple[list[int], str, str] | None:
     """Read ``N<sep>`` fields (line number, byte offset) at ``rest[pos:]`` (no copy: this is
     tried at many positions of a line).
 
-    Returns (numbers, separator, text) where separator is ':' (match) or '-' (context)."""
+    Returns (numbers, separator, text) where separator is ':' (match) or '-' (context). ASCII
+    digits are read by one regex; any other text takes the character loop (``str.isdigit``)."""
     want = int(form.numbered) + int(form.offsets)
     nums: list[int] = []
     sep = ""
     for _ in range(want):
-        end = pos
-        while end < len(rest) and rest[end].isdigit():
-            end += 1
+        m = _FIELD.match(rest, pos)
+        if m is not None:
+            end = m.end()
+        else:
+            end = pos
+            while end < len(rest) and rest[end].isdigit():
+                end += 1
         if end == pos or end >= len(rest) or rest[end] not in ":-":
             return None
         if sep and rest[end] != sep:
@@ -95,13 +110,14 @@ def _split_name(line: str, form: _Form, seps: str, group_files: list[str]) -> tu
         if line.startswith(name) and len(line) > len(name) and line[len(name)] in seps:
             if not numbers or _prefix_fields(line, form, len(name) + 1):
                 return name, line[len(name):]
-    for i, ch in enumerate(line):
-        if ch in seps and (not numbers or _prefix_fields(line, form, i + 1)):
+    for m in _SEP_RX[seps].finditer(line):
+        i = m.start()
+        if not numbers or _prefix_fields(line, form, i + 1):
             return line[:i], line[i:]
     return None
 
 
-def _row(file: str | None, rest: str, form: _Form, lead_sep: bool) -> GrepRow | None:
+def _row(file: str | None, rest: str, form: _Form, lead_sep: bool) -> Row | None:
     """Build a row from the text after the name; ``lead_sep``: rest starts with ':' or '-'."""
     sep = ""
     if lead_sep:
@@ -112,13 +128,14 @@ def _row(file: str | None, rest: str, form: _Form, lead_sep: bool) -> GrepRow | 
         if got is None:
             return None
         nums, sep, rest = got
-    row = GrepRow(file=file, text=rest)
+    row: Row = {} if file is None else {"file": file}
     if form.numbered:
-        row.line = nums.pop(0)
+        row["line"] = nums.pop(0)
     if form.offsets:
-        row.byte_offset = nums.pop(0)
+        row["byte_offset"] = nums.pop(0)
+    row["text"] = rest
     if sep == "-":
-        row.context = True
+        row["context"] = True
     return row
 
 
@@ -149,10 +166,11 @@ def _group_files(group: list[str], form: _Form) -> list[str]:
     return names
 
 
-def _parse_line(line: str, form: _Form, group_files: list[str]) -> GrepRow:
+def _parse_line(line: str, form: _Form, group_files: list[str]) -> Row:
     b = _BINARY.match(line)
     if b:
-        return GrepRow(file=b.group(1) or b.group(2), binary=True)
+        name = b.group(1) or b.group(2)
+        return {"binary": True} if name is None else {"file": name, "binary": True}
     file: str | None = None
     rest = line
     if form.named and form.null:
@@ -170,16 +188,16 @@ def _parse_line(line: str, form: _Form, group_files: list[str]) -> GrepRow:
     return row
 
 
-def _parse_lines(lines: list[str], form: _Form) -> list[GrepRow]:
-    rows: list[GrepRow] = []
+def _parse_lines(lines: list[str], form: _Form) -> list[Row]:
+    rows: list[Row] = []
     for group in _groups(lines, form):
         files = _group_files(group, form)
         rows.extend(_parse_line(line, form, files) for line in group)
     return rows
 
 
-def _parse_counts(text: str, form: _Form) -> list[GrepRow]:
-    rows: list[GrepRow] = []
+def _parse_counts(text: str, form: _Form) -> list[Row]:
+    rows: list[Row] = []
     for line in split_lines(text)[0]:
         if not line:
             continue
@@ -188,24 +206,24 @@ def _parse_counts(text: str, form: _Form) -> list[GrepRow]:
             count = to_int(num) if sep else None
             if count is None:
                 raise Unrecognized(f"grep -c: expected 'file:count' in {line[:80]!r}")
-            rows.append(GrepRow(file=name, count=count))
+            rows.append({"file": name, "count": count})
         else:
             count = to_int(line)
             if count is None:
                 raise Unrecognized(f"grep -c: expected a count in {line[:80]!r}")
-            rows.append(GrepRow(count=count))
+            rows.append({"count": count})
     return rows
 
 
-def parse(text: str, pin: ParseInput) -> GrepResult:
+def parse(text: str, pin: ParseInput) -> dict[str, list[Row]]:
     form = _Form(pin)
     t = pin.tokens
     if t.has("-l", "--files-with-matches", "-L", "--files-without-match"):
         names = split_records(text) if form.null else split_lines(text)[0]
-        return GrepResult(matches=[GrepRow(file=n) for n in names if n])
+        return {"matches": [{"file": n} for n in names if n]}
     if t.has("-c", "--count"):
-        return GrepResult(matches=_parse_counts(text, form))
-    return GrepResult(matches=_parse_lines(split_lines(text)[0], form))
+        return {"matches": _parse_counts(text, form)}
+    return {"matches": _parse_lines(split_lines(text)[0], form)}
 
 
 _BOOL = (

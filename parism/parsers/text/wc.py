@@ -14,6 +14,8 @@ is reported apart from the entries, never as a file named "total".
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
@@ -51,10 +53,11 @@ def columns(pin: ParseInput) -> list[str]:
     return chosen or ["lines", "words", "bytes"]
 
 
-def parse(text: str, pin: ParseInput) -> WcResult:
+def parse(text: str, pin: ParseInput) -> dict[str, Any]:
+    """Rows are plain dicts in the models' field order (counts, then ``file``), None left out."""
     cols = columns(pin)
     mode = (pin.tokens.values("--total") or ["auto"])[-1]
-    rows: list[WcEntry] = []
+    rows: list[dict[str, Any]] = []
     for line in split_lines(text)[0]:
         if not line.strip():
             continue
@@ -62,14 +65,16 @@ def parse(text: str, pin: ParseInput) -> WcResult:
         counts = [to_int(p) for p in (parts or [])[: len(cols)]]
         if not parts or None in counts or len(counts) != len(cols):
             raise Unrecognized(f"wc: line is not {len(cols)} count(s) and a name: {line[:80]!r}")
-        name = parts[len(cols)] if len(parts) > len(cols) else None
-        rows.append(WcEntry(file=name, **dict(zip(cols, counts))))
-    total = None
-    if mode == "only" and rows:
-        total = Counts(**rows.pop().model_dump(exclude={"file"}))
-    elif rows and rows[-1].file == "total" and (len(rows) > 2 or mode == "always"):
-        total = Counts(**rows.pop().model_dump(exclude={"file"}))
-    return WcResult(entries=rows, total=total)
+        row: dict[str, Any] = dict(zip(cols, counts))
+        if len(parts) > len(cols):
+            row["file"] = parts[len(cols)]
+        rows.append(row)
+    out: dict[str, Any] = {"entries": rows}
+    if rows and (mode == "only" or (rows[-1].get("file") == "total" and (len(rows) > 2 or mode == "always"))):
+        total = rows.pop()
+        total.pop("file", None)
+        out["total"] = total
+    return out
 
 
 PARSER = Parser(
