@@ -155,7 +155,7 @@ class Sandbox:
         if self.mode == "required" and res.level != "full":
             return Failure(kind="exec", reason="sandbox_unavailable",
                            message=f"sandbox.mode is required but the sandbox level is {res.level}: {res.reason}",
-                           hint="install bubblewrap and allow unprivileged user namespaces, or set sandbox.mode = \"auto\"")
+                           hint=unavailable_hint(res.reason))
         if res.level == "none":
             return None
         with self._lock:
@@ -225,3 +225,17 @@ def _run_true(plan: Plan) -> str | None:
 
 
 __all__ = ["BwrapLauncher", "Sandbox", "network_hint"]
+
+
+def unavailable_hint(reason: str | None) -> str:
+    """What fixes the probe's failure: the container flags when the reason names them, else the
+    host-side remedy. ``auto`` is mentioned last: it runs commands unconfined."""
+    r = reason or ""
+    if "seccomp" in r or "systempaths" in r:
+        return ("run the container with Parism's seccomp profile and --security-opt systempaths=unconfined "
+                "(docs/container.md), or set sandbox.mode = \"auto\" to run without confinement")
+    if "AppArmor" in r:
+        return ("allow user namespaces for bwrap (AppArmor profile or sysctl), or set sandbox.mode = \"auto\" "
+                "to run without confinement")
+    return ("install bubblewrap and allow unprivileged user namespaces, or set sandbox.mode = \"auto\" "
+            "to run without confinement")

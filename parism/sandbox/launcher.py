@@ -175,12 +175,16 @@ class Prepared:
             if self.inner is None:
                 self.inner = _pidfd(_only_child(self.proc.pid))
             return
-        if not self.status.eof:
+        code: int | None = self.proc.poll()
+        if not self.status.eof and code is None:
             raise SandboxError(errno.ETIMEDOUT, f"sandbox not ready after {timeout:.0f} s")
-        try:  # EOF: bwrap closed its stderr on the way out
-            code: int | None = self.proc.wait(KILL_WAIT_S)
-        except subprocess.TimeoutExpired:
-            code = None
+        # bwrap is on its way out (or gone): its own diagnostics say why, so read them to EOF
+        self.status.read_until((), KILL_WAIT_S)
+        if code is None:
+            try:
+                code = self.proc.wait(KILL_WAIT_S)
+            except subprocess.TimeoutExpired:
+                code = None
         raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {code}")
 
     def handover(self, argv: list[str]) -> "SandboxStarted":

@@ -170,3 +170,15 @@ def test_probe_settles_on_nested_weak_when_proc_is_masked() -> None:
     assert "fresh /proc cannot be mounted" in got["reason"]
     assert got["required"] == "sandbox_unavailable"
     assert got["out"] == "RO\n"
+
+
+def test_unavailable_hint_names_the_fix_for_the_probed_reason() -> None:
+    """In a container the remedy is Docker flags, not installing bubblewrap."""
+    from parism.sandbox import unavailable_hint
+    from parism.sandbox.probe import classify
+
+    container = unavailable_hint(classify("bwrap: No permissions to create new namespace, likely because ..."))
+    assert "seccomp profile" in container and "systempaths=unconfined" in container
+    masked = unavailable_hint(classify("bwrap: Can't mount proc on /newroot/proc: Operation not permitted"))
+    assert "systempaths=unconfined" in masked
+    assert "install bubblewrap" in unavailable_hint("bwrap not found at /nowhere; install bubblewrap")
