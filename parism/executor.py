@@ -9,7 +9,8 @@ Why this shape:
 - a timeout, a cap, a cancellation *and* the normal end of the leader all kill the whole tree:
   ``killpg`` SIGTERM → short grace → SIGKILL, then a psutil sweep of every descendant seen while
   running (descendants that called ``setsid()`` left the group but not our records). Nothing a
-  call started outlives the call.
+  call started outlives the call. A launcher whose teardown kills the whole tree by itself (a
+  PID namespace) says so with ``contains_tree`` and the scans are skipped.
 
 The launcher is pluggable: ``DirectLauncher`` spawns on the host; the sandbox supplies a
 bubblewrap launcher with the same ``start(spec) -> Started`` protocol.
@@ -75,7 +76,10 @@ class Started(Protocol):
     """A running child as the executor sees it (implemented by every launcher).
 
     A launcher whose command can fail to start *after* the launcher process started (bwrap)
-    may also expose ``spawn_error: str | None`` ("ENAME: message"), read after ``wait``."""
+    may also expose ``spawn_error: str | None`` ("ENAME: message"), read after ``wait``, and
+    ``contains_tree: bool`` — True only when ``kill_tree`` kills every process the command
+    started, wherever it moved (its PID namespace dies with it): the executor then skips the
+    descendant scans that cost a /proc walk each. Absent means False (``_DirectStarted``)."""
 
     pid: int
     stdout: IO[bytes]
@@ -199,7 +203,7 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
     except Exception as exc:  # noqa: BLE001 — a launcher bug is reported, never raised to the agent
         cap.spawn_error = SpawnError("EIO", f"launcher failed: {type(exc).__name__}: {exc}", "launcher")
         return cap
-    tracker = Tracker(child.pid)
+    tracker = Tracker(child.pid, active=not getattr(child, "contains_tree", False))
     try:
         _drain(child, spec, cap, tracker, cancel, started_at)
     finally:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -13,7 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from parism.executor import CancelToken, ExecSpec, Slots, execute, resolve_binary
+from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, execute, resolve_binary
+from parism.proctree import Tracker
 
 PY = sys.executable
 SH = shutil.which("sh") or "/bin/sh"
@@ -186,3 +189,33 @@ def test_a_failing_launcher_is_a_spawn_error_not_an_exception() -> None:
     cap = execute(spec([SH, "-c", "true"]), launcher=Broken())  # type: ignore[arg-type]
     assert cap.spawn_error is not None and cap.spawn_error.target == "launcher"
     assert "pool exhausted" in cap.spawn_error.message
+
+
+def test_tracker_records_the_same_descendants_as_psutil() -> None:
+    proc = subprocess.Popen([SH, "-c", "sleep 30 & (sleep 30 & wait) & wait"], start_new_session=True)
+    try:
+        time.sleep(0.3)
+        expected = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
+        tracker = Tracker(proc.pid)
+        tracker.scan()
+        assert len(expected) >= 3 and set(tracker.pids) == expected
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def test_a_launcher_that_contains_its_tree_skips_the_scans() -> None:
+    """``contains_tree`` is the launcher's promise that its teardown kills every descendant:
+    nothing is recorded (the direct launcher below keeps it, so the group kill still applies)."""
+    class Contained:
+        def start(self, spec: ExecSpec) -> object:
+            started = DirectLauncher().start(spec)
+            started.contains_tree = True  # type: ignore[attr-defined]
+            return started
+
+    tracked: list[int] = []
+    cap = execute(spec([SH, "-c", "sleep 0.5 & sleep 0.5; wait"]), launcher=Contained(), tracked=tracked)  # type: ignore[arg-type]
+    assert cap.exit_code == 0 and tracked == []
+    tracked_direct: list[int] = []
+    execute(spec([SH, "-c", "sleep 0.5 & sleep 0.5; wait"]), tracked=tracked_direct)
+    assert tracked_direct
