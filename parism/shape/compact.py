@@ -10,9 +10,11 @@ be represented (nesting deeper than ``MAX_DEPTH``) is reported, never silently m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 MAX_DEPTH = 64
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True)
@@ -23,20 +25,25 @@ class CompactOutcome:
     message: str | None = None
 
 
-def _depth(value: Any, limit: int) -> int:
-    """Nesting depth, stopping early once ``limit`` is exceeded (iterative: no recursion limit)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Is ``value`` nested more than ``limit`` levels deep (a scalar is one level)?
+
+    Iterative (no recursion limit), and only containers are pushed: a parsed listing is
+    thousands of scalars in flat rows, and visiting each one dominated a call's shaping time.
+    """
+    if limit < 1 or not isinstance(value, (dict, list)):
+        return limit < 1
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
     while stack:
         node, d = stack.pop()
-        deepest = max(deepest, d)
-        if deepest > limit:
-            return deepest
-        if isinstance(node, dict):
-            stack.extend((v, d + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, d + 1) for v in node)
-    return deepest
+        items = node.values() if isinstance(node, dict) else node
+        if not items:
+            continue
+        if d >= limit:
+            return True  # its items sit at d + 1
+        if not _SCALARS.issuperset(map(type, items)):  # a row of scalars is checked at C speed
+            stack.extend([(v, d + 1) for v in items if isinstance(v, (dict, list))])
+    return False
 
 
 def fold(rows: list[Any]) -> Any:
@@ -45,16 +52,13 @@ def fold(rows: list[Any]) -> Any:
         return {"schema": [], "rows": []}
     if not all(isinstance(r, dict) for r in rows):
         return rows
-    schema: dict[str, None] = {}
-    for r in rows:
-        schema.update(dict.fromkeys(r))
-    keys = list(schema)
-    return {"schema": keys, "rows": [[r.get(k) for k in keys] for r in rows]}
+    keys = list(dict.fromkeys(chain.from_iterable(rows)))  # union of row keys, first-seen order
+    return {"schema": keys, "rows": [list(map(r.get, keys)) for r in rows]}
 
 
 def compact(value: Any) -> CompactOutcome:
     """Fold every top-level array of ``value`` (an object); other shapes are returned unchanged."""
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+    if _deeper_than(value, MAX_DEPTH):
         return CompactOutcome(ok=False, reason="representation_not_lossless",
                               message=f"nesting deeper than {MAX_DEPTH} levels cannot be compacted")
     if not isinstance(value, dict):

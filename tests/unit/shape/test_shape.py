@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from parism.shape import shape
 from parism.shape.adaptive import choose
 from parism.shape.compact import compact
@@ -31,6 +33,19 @@ def test_compact_refuses_what_it_cannot_represent() -> None:
         deep = [deep]
     out = compact({"d": deep})
     assert not out.ok and out.reason == "representation_not_lossless"
+
+
+@pytest.mark.parametrize(("leaf", "leaf_levels"), [(0, 1), ({}, 1), ([], 1), ({"k": "v"}, 2), (["x"], 2)], ids=repr)
+def test_compact_depth_limit_is_exact(leaf: Any, leaf_levels: int) -> None:
+    """64 levels (a scalar counts as one, so does an empty container) compact, 65 are refused."""
+    def levels(total: int) -> Any:
+        value = leaf
+        for i in range(total - leaf_levels):
+            value = [value] if i % 2 else {"k": value}
+        return value
+
+    assert compact(levels(64)).ok
+    assert not compact(levels(65)).ok
 
 
 def test_max_items_cut() -> None:
