@@ -64,6 +64,7 @@ class _FileBuilder:
         self.new: str | None = None
         self.quoted = False
         self.file = DiffFile(path="", status="modified", hunks=[])
+        self.insertions = self.deletions = 0  # counted here: a model attribute set per line is slow
 
     def strip(self, path: str) -> str:
         if self.prefixed and len(path) > 2 and path[1] == "/" and path != "/dev/null":
@@ -108,6 +109,8 @@ class _FileBuilder:
         old = None if old == "/dev/null" else old
         new = None if new == "/dev/null" else new
         f.path = new or old or ""
+        f.insertions = self.insertions or None
+        f.deletions = self.deletions or None
         if old and new and old != new:
             f.old_path = old
         f.quoted = self.quoted or None
@@ -160,11 +163,10 @@ def parse_files(lines: list[str], start: int, prefixed: bool) -> list[DiffFile]:
             tag = line[:1]
             rem_a -= tag in (" ", "-", "")
             rem_b -= tag in (" ", "+", "")
-            f = b.file  # type: ignore[union-attr]
             if tag == "+":
-                f.insertions = (f.insertions or 0) + 1
+                b.insertions += 1  # type: ignore[union-attr]
             elif tag == "-":
-                f.deletions = (f.deletions or 0) + 1
+                b.deletions += 1  # type: ignore[union-attr]
             continue
         hunk = None
         if line.startswith(("diff --git ", "diff --cc ", "diff --combined ")):
