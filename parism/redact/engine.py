@@ -47,19 +47,45 @@ def compile_re2(pattern: str) -> re2._Regexp:
     return re2.compile(pattern, _OPTIONS)
 
 
-def any_of(sources: list[str]) -> re2._Regexp | None:
-    """One RE2 alternation that matches somewhere iff one of ``sources`` does (None: too big).
+class Gate:
+    """Which of a fixed list of RE2 sources can match a text — one pass when none can.
 
     Why: most text contains no secret, and one linear pass that says so is far cheaper than one
-    pass per rule. Each source keeps its own inline flags inside its ``(?:…)`` (RE2 scopes them
-    to the group); only fixed, tested built-in sources go in, so no ``\\Q`` or stray ``)`` can
-    change what another source means. RE2 falls back to its NFA when the DFA runs out of memory,
-    so a compiled gate never misses a match.
+    pass per rule. ``select`` first runs one alternation of every source: no match means no
+    source matches anywhere. Otherwise an ``re2.Set`` names the sources that match; a Set that
+    gives up (its DFA out of memory) answers "none", which cannot be true after the alternation
+    matched, so then every source is selected. Each source keeps its inline flags inside its
+    ``(?:…)`` (RE2 scopes them to the group); only fixed, tested built-in sources go in, so no
+    ``\\Q`` or stray ``)`` can change what another source means. The alternation itself never
+    misses: RE2 falls back to its NFA when the DFA runs out of memory.
     """
-    try:
-        return compile_re2("|".join(f"(?:{s})" for s in sources))
-    except re2.error:
-        return None
+
+    def __init__(self, sources: list[str]) -> None:
+        self._every = frozenset(range(len(sources)))
+        alternation = "|".join(f"(?:{s})" for s in sources)
+        try:
+            self._any: re2._Regexp | None = compile_re2(alternation)
+        except re2.error:
+            self._any = None
+        self._set: re2.Set | None = re2.Set.SearchSet(_OPTIONS)
+        try:
+            for source in sources:
+                self._set.Add(source)
+            self._set.Compile()
+        except re2.error:
+            self._set = None
+
+    @property
+    def complete(self) -> bool:
+        """Both passes compiled (otherwise ``select`` errs towards running every rule)."""
+        return self._any is not None and self._set is not None
+
+    def select(self, text: str) -> frozenset[int]:
+        """Indices of the sources that may match ``text`` (a superset of those that do)."""
+        if self._any is not None and self._any.search(text) is None:
+            return frozenset()
+        matched = self._set.Match(text) if self._set is not None else None
+        return frozenset(matched) if matched else self._every
 
 
 @dataclass(frozen=True)

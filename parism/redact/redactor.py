@@ -4,9 +4,9 @@ Why it is built this way:
 - patterns are compiled once per configuration (``from_config``), never per call;
 - every hit of every rule is collected against the *original* text, overlapping hits are merged
   and replaced in one pass, so one rule can never hide a secret from another by rewriting it;
-- text in which no built-in rule can match (most output) costs one RE2 pass: a single
-  alternation of every built-in rule (``_GATE``) says so, and only when it matches do the rules
-  run one by one; user patterns always run on their own;
+- text in which no built-in rule can match (most output) costs one RE2 pass (``_GATE``, one
+  alternation of every built-in rule); otherwise an RE2 Set picks the built-in rules that match
+  and only those run; user patterns always run on their own;
 - the fallback engine is bounded by a time budget per call; when it runs out, the text is
   withheld (``Masked.withheld_reason``) — fail closed, never returned unmasked;
 - an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
@@ -26,7 +26,7 @@ from parism.redact.engine import (
     CompiledPattern,
     InvalidPattern,
     PatternTimeout,
-    any_of,
+    Gate,
     compile_pattern,
     merge,
     replace_spans,
@@ -80,8 +80,10 @@ def _compile_user(patterns: Sequence[str]) -> tuple[list[CompiledPattern], list[
 
 _DEFAULTS = [compile_pattern(p.name, p.regex, p.ignore) for p in DEFAULT_PATTERNS]
 _TAILS = [compile_pattern(p.name, p.regex, p.ignore) for p in TRUNCATED_TAIL_PATTERNS]
-# No match of the gate ⇒ no default rule and no Kubernetes Secret can yield a hit in the text.
-_GATE = any_of([p.regex for p in DEFAULT_PATTERNS] + [KIND_SECRET_SOURCE])
+# Sources 0..n-1 are the default rules, source n the Kubernetes Secret test: a rule (or the kube
+# rule) the gate does not select cannot yield a hit in the text.
+_GATE = Gate([p.regex for p in DEFAULT_PATTERNS] + [KIND_SECRET_SOURCE])
+_KUBE_SOURCE = len(DEFAULT_PATTERNS)
 
 
 def validate_output_patterns(patterns: Sequence[str] | None) -> list[str]:
@@ -139,8 +141,8 @@ class Redactor:
         """Every rule's hits in ``text`` (unmerged), or why the text must be withheld."""
         if self._problems:
             return Found([], "invalid redaction pattern: " + "; ".join(self._problems), False)
-        builtins = self._use_builtin_rules and (_GATE is None or _GATE.search(text) is not None)
-        rules = (self._patterns if builtins else self._user) + (
+        chosen = _GATE.select(text) if self._use_builtin_rules else frozenset()
+        rules = [rule for i, rule in enumerate(_DEFAULTS) if i in chosen] + self._user + (
             _TAILS if truncated and self._use_builtin_rules else [])
         hits: list[Hit] = []
         fallback_ran = False
@@ -159,7 +161,7 @@ class Redactor:
                 return Found([], reason, True)
             if not rule.on_re2:
                 spent += time.monotonic() - started
-        if builtins:
+        if _KUBE_SOURCE in chosen:
             hits.extend(Hit(s, e, KUBE_RULE) for s, e in secret_data_spans(text))
         return Found([h for h in hits if text[h.start : h.end] != self.marker], None, fallback_ran)
 

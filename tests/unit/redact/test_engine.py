@@ -8,6 +8,7 @@ import pytest
 
 from parism.redact import Redactor
 from parism.redact import redactor as redactor_module
+from parism.redact.engine import Gate
 from parism.redact.patterns import DEFAULT_PATTERNS
 from tests.unit.redact.leak_corpus import (
     ANTHROPIC,
@@ -138,19 +139,40 @@ GATE_TEXTS = [leak.text for leak in LEAKS] + [
 ]
 
 
+class _SelectsAll:
+    """A gate that runs every built-in rule: the reference the real gate must agree with."""
+
+    def select(self, text: str) -> frozenset[int]:
+        return frozenset(range(len(DEFAULT_PATTERNS) + 1))
+
+
 @pytest.mark.parametrize("text", GATE_TEXTS, ids=range(len(GATE_TEXTS)))
-def test_one_pass_gate_finds_what_the_rules_find(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Clean text skips the rules when the one alternation of them matches nowhere: the hits
-    must be exactly those of running every rule (gate switched off)."""
-    assert redactor_module._GATE is not None  # without it every text pays one pass per rule
+def test_gate_finds_what_every_rule_finds(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the rules the gate selects run: the hits must be exactly those of running them all."""
+    assert redactor_module._GATE.complete  # else clean text pays one pass per rule
     gated = [Redactor().find(text, truncated=t) for t in (False, True)]
-    monkeypatch.setattr(redactor_module, "_GATE", None)
+    monkeypatch.setattr(redactor_module, "_GATE", _SelectsAll())
     assert [Redactor().find(text, truncated=t) for t in (False, True)] == gated
 
 
-@pytest.mark.parametrize("pattern", DEFAULT_PATTERNS, ids=lambda p: p.name)
-def test_one_pass_gate_matches_wherever_a_builtin_rule_does(pattern) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("index", "pattern"), list(enumerate(DEFAULT_PATTERNS)), ids=lambda p: getattr(p, "name", ""))
+def test_gate_selects_a_builtin_rule_wherever_it_matches(index: int, pattern) -> None:  # type: ignore[no-untyped-def]
     alone = Redactor([pattern.regex], mode="replace")
     texts = [t for t in GATE_TEXTS if alone.find(t).hits]
     assert texts, f"no corpus text exercises {pattern.name}"
-    assert all(redactor_module._GATE.search(t) is not None for t in texts)
+    assert all(index in redactor_module._GATE.select(t) for t in texts)
+    assert redactor_module._GATE.select("total 0\ndrwxr-xr-x 2 ada ada 4096 Jan  1 00:00 .\n") == frozenset()
+
+
+def test_gate_selects_every_source_when_the_set_gives_up() -> None:
+    """A Set whose DFA runs out of memory answers "no match": after the alternation matched,
+    that cannot be true, so every rule runs."""
+    class GaveUp:
+        def Match(self, text: str) -> None:  # noqa: N802 — re2.Set's method name
+            return None
+
+    gate = Gate(["abc", "xyz", "(?i)hello"])
+    assert gate.select("say HELLO") == frozenset({2})
+    gate._set = GaveUp()  # type: ignore[assignment]
+    assert gate.select("say HELLO") == frozenset({0, 1, 2})
+    assert gate.select("nothing here") == frozenset()
