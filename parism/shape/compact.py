@@ -10,11 +10,13 @@ be represented (nesting deeper than ``MAX_DEPTH``) is reported, never silently m
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress
 from typing import Any
 
 MAX_DEPTH = 64
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({dict, list})
+_PLAIN = _SCALARS | _CONTAINERS
 
 
 @dataclass(frozen=True)
@@ -28,22 +30,27 @@ class CompactOutcome:
 def _deeper_than(value: Any, limit: int) -> bool:
     """Is ``value`` nested more than ``limit`` levels deep (a scalar is one level)?
 
-    Iterative (no recursion limit), and only containers are pushed: a parsed listing is
-    thousands of scalars in flat rows, and visiting each one dominated a call's shaping time.
+    Level by level (no recursion limit), with per-item work done by C iterators: a parsed
+    listing is thousands of rows of scalars, and a Python step per value dominated shaping.
     """
     if limit < 1 or not isinstance(value, (dict, list)):
         return limit < 1
-    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
-    while stack:
-        node, d = stack.pop()
-        items = node.values() if isinstance(node, dict) else node
+    level: list[Any] = [value]  # the containers at ``depth``
+    depth = 1
+    while True:
+        items = list(chain.from_iterable([n.values() if isinstance(n, dict) else n for n in level]))
         if not items:
-            continue
-        if d >= limit:
-            return True  # its items sit at d + 1
-        if not _SCALARS.issuperset(map(type, items)):  # a row of scalars is checked at C speed
-            stack.extend([(v, d + 1) for v in items if isinstance(v, (dict, list))])
-    return False
+            return False
+        if depth >= limit:
+            return True  # items sit at depth + 1
+        kinds = set(map(type, items))
+        if kinds <= _SCALARS:
+            return False
+        if kinds <= _PLAIN:  # exact types: membership by type is isinstance
+            level = list(compress(items, map(_CONTAINERS.__contains__, map(type, items))))
+        else:
+            level = [v for v in items if isinstance(v, (dict, list))]
+        depth += 1
 
 
 def fold(rows: list[Any]) -> Any:
