@@ -53,26 +53,24 @@ class LsofResult(BaseModel):
     unparsed: list[str] | None = None
 
 
-_TOKEN = re.compile(r"\S+")
-
-
 def _full_row(table: HeaderTable, line: str) -> dict[str, str] | None:
     """Fast path for a row with every cell filled: the k-th token overlaps the k-th header word,
     so the assignment is one token per column and NAME is the rest.  Rows with empty cells (where
     the overlap rule of ``HeaderTable.read`` matters) return None and take the general path."""
     cols = table.columns
+    parts = line.split(None, len(cols) - 1)
+    if len(parts) < len(cols):
+        return None
+    last_start = cols[-1].start
     cells: dict[str, str] = {}
     pos = 0
-    for col in cols[:-1]:
-        m = _TOKEN.search(line, pos)
-        if m is None or m.end() <= col.start or m.start() >= col.end or m.start() >= cols[-1].start:
+    for col, token in zip(cols[:-1], parts):
+        start = line.index(token, pos)  # only blanks lie between pos and the token
+        pos = start + len(token)
+        if pos <= col.start or start >= col.end or start >= last_start:
             return None
-        cells[col.name] = m.group()
-        pos = m.end()
-    rest = line[pos:].strip()
-    if not rest:
-        return None
-    cells[cols[-1].name] = rest
+        cells[col.name] = token
+    cells[cols[-1].name] = parts[-1].rstrip()  # split() already dropped the leading blanks
     return cells
 
 
@@ -92,7 +90,7 @@ def _row(table: HeaderTable, line: str) -> dict[str, object] | None:
     if "pid" not in row or "command" not in row:
         return None
     name = row.get("name")
-    if isinstance(name, str):
+    if isinstance(name, str) and name.endswith(")"):  # _STATE ends the text with ")"
         m = _STATE.search(name)
         if m and m.group("state") in TCP_STATES:
             row["name"], row["state"] = name[: m.start()], m.group("state")
