@@ -313,7 +313,6 @@ _BLOCK = re.compile(  # one whole commit of the named formats, header lines in g
     r"commit ([0-9a-f]{7,64})(?: \((.*)\))?\n"
     r"(?:Merge:(.*)\n)?(?:Author:(.*)\n)?(?:(?:Author)?Date:(.*)\n)?(?:Commit:(.*)\n)?(?:CommitDate:(.*)\n)?"
     r"\n((?:    .*\n|\n)*)")
-_PLAIN_KEYS = tuple(_HEADER_KEYS[label] for label in ("Author", "Date", "Commit", "CommitDate"))
 
 
 def parse_plain(text: str) -> list[Row] | None:
@@ -339,9 +338,14 @@ def parse_plain(text: str) -> list[Row] | None:
             c["merge"] = merge.split()
         if deco:
             c["refs"] = refs_of(deco)
-        for value, keys in zip((author, date, committer, commit_date), _PLAIN_KEYS):
-            if value is not None:
-                _header_value(value, keys, c)
+        if author is not None:
+            _header_value(author, _HEADER_KEYS["Author"], c)
+        if date is not None:
+            _header_value(date, _HEADER_KEYS["Date"], c)
+        if committer is not None:
+            _header_value(committer, _HEADER_KEYS["Commit"], c)
+        if commit_date is not None:
+            _header_value(commit_date, _HEADER_KEYS["CommitDate"], c)
         if body and (message := ("\n" + body).replace("\n    ", "\n")[1:].rstrip("\n")):
             c["message"] = message
         commits.append(c)
