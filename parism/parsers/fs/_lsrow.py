@@ -17,17 +17,25 @@ from parism.parsers.fs._common import (
 )
 from parism.parsers.table import human_to_bytes
 
+# The alternatives of _DATE's time part and of _SIZE exclude each other (what follows them, a
+# space or a colon, tells them apart), so their order changes no match; the common forms go first.
 _DATE = (
-    r"(?:[A-Za-z]{3}\s+\d{1,2}\s+(?:\d{1,2}:\d\d:\d\d\s+\d{4}|\d{1,2}:\d\d|\d{4})"  # Mar  6 09:23 / 2018 / -T
+    r"(?:[A-Za-z]{3}\s+\d{1,2}\s+(?:\d{1,2}:\d\d|\d{4}|\d{1,2}:\d\d:\d\d\s+\d{4})"  # Mar  6 09:23 / 2018 / -T
     r"|\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: [+-]\d{4})?"  # long-iso / full-iso
     r"|\d\d-\d\d \d\d:\d\d|\d{4}-\d\d-\d\d)"  # iso (recent / old)
 )
-_SIZE = r"(?:\d+,\s*\d+|0x[0-9a-fA-F]+|\d+(?:[.,]\d+)?[KMGTPEZYkB]?i?)"
+_SIZE = r"(?:\d+(?:[.,]\d+)?[KMGTPEZYkB]?i?|\d+,\s*\d+|0x[0-9a-fA-F]+)"
 _PREFIX = r"(?:\s*(?P<inode>\d+)\s+)?(?:\s*(?P<blocks>\d+(?:[.,]\d+)?[KMGTPEZYk]?)\s+)?"
-ROW_RE = re.compile(
-    r"^" + _PREFIX + r"\s*(?P<mode>" + MODE_RE + r")(?P<attr>[.@+]?)\s+(?P<links>\d+)\s+"
+_BODY = (
+    r"(?P<mode>" + MODE_RE + r")(?P<attr>[.@+]?)\s+(?P<links>\d+)\s+"
     r"(?P<owner>\S+)\s+(?:(?P<group>\S+)\s+)?(?P<size>" + _SIZE + r")\s+(?P<date>" + _DATE + r") (?P<name>.*)$"
 )
+ROW_RE = re.compile(r"^" + _PREFIX + r"\s*" + _BODY)
+# A line that starts with a mode character has no inode/blocks prefix (those start with a space
+# or a digit), so ROW_RE would match it exactly as this does, minus its optional prefix groups,
+# which cost a fifth of the match.
+_BARE_ROW_RE = re.compile(r"^" + _BODY)
+_MODE_START = frozenset("-bcdlpsDwn?")
 _DEVICE = re.compile(r"(\d+),\s*(\d+)")
 # ls could not stat the entry (permission denied): "d????????? ? ? ? ?            ? name"
 _UNKNOWN = re.compile(r"^" + _PREFIX + r"\s*(?P<kind>[-bcdlpsDwn?])\?{9}\s+\?\s+\?\s+(?:\?\s+)?\?\s+\?\s(?P<name>.*)$")
@@ -76,34 +84,46 @@ def strip_indicator(name: str, style: RowStyle) -> tuple[str, str | None]:
 class RowParser:
     """Parses the rows of one listing.  Listings repeat a handful of modes and dates, so their
     conversions (mode → type/permissions/octal, date → collapsed text + ISO) are memoised per
-    listing: the per-row work is one regex match and a few dict copies."""
+    listing: the per-row work is one regex match and a few dict stores."""
 
     def __init__(self, style: RowStyle, now_year: int | None) -> None:
         self.style = style
         self.now_year = now_year
         self.plain = not (style.classify or style.escaped or style.c_quoted)
-        self._modes: dict[str, tuple[dict[str, object], dict[str, object]]] = {}
-        self._dates: dict[str, tuple[str, str | None]] = {}
+        self.prefixed = style.has_inode or style.has_blocks
+        # mode → (row head {mode, type, …}, permissions, is a symlink)
+        self._modes: dict[str, tuple[dict[str, object], dict[str, object], bool]] = {}
+        # printed date → (whitespace collapsed, ISO or None, old --time-style=iso date: name padded)
+        self._dates: dict[str, tuple[str, str | None, bool]] = {}
 
-    def _mode(self, mode: str) -> tuple[dict[str, object], dict[str, object]]:
+    def _mode(self, mode: str) -> tuple[dict[str, object], dict[str, object], bool]:
         info = mode_info(mode)
         perms = info.pop("permissions")
         assert isinstance(perms, dict)
-        parts = self._modes[mode] = ({"mode": mode, **info}, perms)
+        parts = self._modes[mode] = ({"mode": mode, **info}, perms, info["type"] == "symlink")
         return parts
 
-    def _date(self, raw: str) -> tuple[str, str | None]:
+    def _date(self, raw: str) -> tuple[str, str | None, bool]:
         date = " ".join(raw.split())
-        parts = self._dates[raw] = (date, listing_date_to_iso(date, self.now_year))
+        # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
+        parts = self._dates[raw] = (date, listing_date_to_iso(date, self.now_year), len(date) == 10 and date[4] == "-")
         return parts
 
-    def __call__(self, line: str) -> dict[str, object] | None:
+    def row(self, line: str) -> dict[str, object] | None:
         """The row as a dict, or None when the line is not a long-format row."""
-        m = ROW_RE.match(line)
-        if m is None:
-            return self._unknown(line)
-        inode, blocks, mode, attr, links, owner, group, size, raw_date, name = m.groups()
-        head, perms = self._modes.get(mode) or self._mode(mode)
+        prefix: tuple[str | None, str | None] | None = None
+        if line[:1] in _MODE_START:
+            m = _BARE_ROW_RE.match(line)
+            if m is None:
+                return self._unknown(line)
+            mode, attr, links, owner, group, size, raw_date, name = m.groups()
+        else:
+            m = ROW_RE.match(line)
+            if m is None:
+                return self._unknown(line)
+            inode, blocks, mode, attr, links, owner, group, size, raw_date, name = m.groups()
+            prefix = (inode, blocks)
+        head, perms, is_link = self._modes.get(mode) or self._mode(mode)
         row = head.copy()
         row["permissions"] = perms.copy()
         if attr:
@@ -112,27 +132,21 @@ class RowParser:
         row["owner"] = owner
         if group is not None:
             row["group"] = group
-        style = self.style
         if size.isdigit():
             row["size_bytes"] = int(size)
         else:
             self._odd_size(row, size)
-        if inode is not None:
-            if style.has_inode:
-                row["inode"] = int(inode)
-            elif blocks is None and style.has_blocks:
-                row["blocks"] = inode
-        if blocks is not None and style.has_blocks:
-            row["blocks"] = blocks
-        date, iso = self._dates.get(raw_date) or self._date(raw_date)
+        if prefix is not None and self.prefixed:
+            self._prefix(row, *prefix)
+        date, iso, padded = self._dates.get(raw_date) or self._date(raw_date)
         row["modified_raw"] = date
         if iso is not None:
             row["modified_at"] = iso
-        if len(date) == 10 and date[4] == "-" and name[:1] == " ":
-            name = name[1:]  # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
+        if padded and name[:1] == " ":
+            name = name[1:]
         if not self.plain:
-            set_name(row, name, style)
-        elif row["type"] == "symlink":
+            set_name(row, name, self.style)
+        elif is_link:
             size_bytes = row.get("size_bytes")
             name, target, ambiguous = split_link(name, size_bytes if isinstance(size_bytes, int) else None)
             if ambiguous:
@@ -156,6 +170,16 @@ class RowParser:
             approx = human_to_bytes(size.rstrip("i").rstrip("B") or "0", base=1000 if self.style.si else 1024)
             if approx is not None:
                 row["size_bytes_approx"] = approx
+
+    def _prefix(self, row: dict[str, object], inode: str | None, blocks: str | None) -> None:
+        """``-i`` / ``-s`` columns; with ``-s`` alone the one number before the mode is blocks."""
+        if inode is not None:
+            if self.style.has_inode:
+                row["inode"] = int(inode)
+            elif blocks is None:
+                row["blocks"] = inode
+        if blocks is not None and self.style.has_blocks:
+            row["blocks"] = blocks
 
     def _unknown(self, line: str) -> dict[str, object] | None:
         """A row ls could not stat (``?`` fields), or None."""

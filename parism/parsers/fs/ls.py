@@ -25,7 +25,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.fs._common import drop_args, gc_paused, split_lines
 from parism.parsers.fs._lsrow import ROWISH, RowParser, RowStyle, decode_name, strip_indicator
 from parism.policy.tokenize import Tokens
 
@@ -206,7 +206,7 @@ class _Reader:
         self.entries.append(row)
 
     def long(self) -> None:
-        parse_row = RowParser(self.style, self.pin.now_year)
+        parse_row = RowParser(self.style, self.pin.now_year).row
         entries = self.entries
         blanks = 0
         continued = 0
@@ -330,7 +330,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     reader = _Reader(lines, pin)
     unresolved = None
     if _is_long(pin.tokens):
-        reader.long()
+        with gc_paused():
+            reader.long()
         if not reader.entries and reader.warnings:
             raise Unrecognized("ls: no line matched the long-listing row layout")
     else:
