@@ -153,13 +153,18 @@ def human_to_bytes(text: str, base: int = 1024) -> int | None:
     return int(round(num * (base**power)))
 
 
+_INT = re.compile(r"[+-]?\d+")
+
+
 def to_int(text: str | None) -> int | None:
+    """'1,234' → 1234; anything that is not a plain (ASCII) integer → None. Hot in every table
+    parser: plain digit strings take the C fast path."""
     if text is None:
         return None
+    if text.isascii() and text.isdigit():
+        return int(text)
     t = text.strip().replace(",", "")
-    if re.fullmatch(r"[+-]?\d+", t):
-        return int(t)
-    return None
+    return int(t) if _INT.fullmatch(t) else None
 
 
 def to_float(text: str | None) -> float | None:
