@@ -302,6 +302,8 @@ class Engine:
 
     def _audit(self, req: Request, decision: str, reason: str | None, exit_code: int | None,
                duration_ms: int) -> None:
+        if not self.audit.enabled:  # the default: no line, so nothing to mask either
+            return
         args = self.redactor.mask_args([str(a) for a in req.args], cmd=str(req.cmd))
         mask = self._masker(str(req.cmd), [str(a) for a in req.args])
         self.audit.record(tool=req.tool, cmd=mask(str(req.cmd)), args=args, cwd=mask(str(req.cwd or self.cfg.cwd)),

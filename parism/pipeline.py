@@ -110,6 +110,7 @@ class Finisher:
         self.os = os_name
         self.policy_hash = hashlib.sha256(
             (cfg.settings.model_dump_json() + cfg.profile.model_dump_json()).encode()).hexdigest()[:16]
+        self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
 
     # -- stage: redact ------------------------------------------------------------------
 
@@ -214,7 +215,7 @@ class Finisher:
         shaped = shape(outcome.parsed, requested=req.format,
                        rows_key=outcome.parser.rows_key if outcome.parser else None,
                        max_items=self.cfg.settings.guard.max_items,
-                       thresholds=self.cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True))
+                       thresholds=self._thresholds)
         body.stdout = OutputField(raw=text if shaped.keep_raw else "", parsed=shaped.parsed)
         body.omissions, body.warnings = shaped.omissions, shaped.warnings
         if shaped.lossless_failure is not None:
