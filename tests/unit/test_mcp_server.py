@@ -1,0 +1,59 @@
+"""MCP server start-up: the collector is off while the long-lived objects are built, then on."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import anyio
+
+from parism.mcp_server import ParismServer, _warm_up
+
+
+class _Built:
+    """Stands in for ``LazyEngine``: the build itself is not under test here."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    async def get(self) -> Any:
+        if self.fail:
+            raise RuntimeError("engine build failed")
+        return object()
+
+
+def _warm(engine: _Built) -> tuple[bool, int]:
+    server = ParismServer("t", version="0")
+
+    async def main() -> None:
+        async def listed() -> None:
+            await anyio.sleep(0.01)
+            assert server.tools_listed is not None
+            server.tools_listed.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(listed)
+            try:
+                await _warm_up(server, engine)  # type: ignore[arg-type]
+            except RuntimeError:
+                pass
+
+    was = gc.isenabled()
+    gc.disable()  # as ``parism serve`` starts
+    try:
+        anyio.run(main)
+        return gc.isenabled(), gc.get_freeze_count()
+    finally:
+        gc.unfreeze()
+        if was:
+            gc.enable()
+
+
+def test_warm_up_freezes_what_was_built_and_turns_the_collector_on() -> None:
+    enabled, frozen = _warm(_Built())
+    assert enabled and frozen > 0
+
+
+def test_collector_is_back_on_even_when_the_engine_build_fails() -> None:
+    enabled, _ = _warm(_Built(fail=True))
+    assert enabled
