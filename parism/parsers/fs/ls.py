@@ -205,8 +205,22 @@ class _Reader:
             row["directory"] = self.directory
         self.entries.append(row)
 
+    def _single(self, rows: list[dict[str, object] | None]) -> bool:
+        """The usual listing, one directory: no blank line, no header, and every line a row but
+        a leading ``total``.  Its rows are taken as they are, without walking the lines."""
+        lines = self.lines
+        missing = rows.count(None)
+        if missing > 1 or "" in lines or (lines and self._is_header(0, False)):
+            return False
+        if missing and (rows[0] is not None or not self._total(0, lines[0])):
+            return False
+        self.entries.extend(filter(None, rows))  # rows are never empty dicts
+        return True
+
     def long(self) -> None:
-        parse_row = RowParser(self.style, self.pin.now_year).row
+        rows = list(map(RowParser(self.style, self.pin.now_year).row, self.lines))
+        if self._single(rows):
+            return
         entries = self.entries
         blanks = 0
         continued = 0
@@ -218,7 +232,7 @@ class _Reader:
                 blanks = 0
                 self._header(line)
                 continue
-            row = parse_row(line)
+            row = rows[i]
             if row is not None and not blanks:  # the common case: a row right after a row
                 if self._more:
                     self._flush()
