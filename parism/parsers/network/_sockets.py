@@ -47,7 +47,7 @@ def pid_program(text: str) -> dict[str, object]:
     """``1489/master``, ``6492/sshd: kbrazil`` or ``-`` (no permission) → pid/program fields."""
     text = text.strip()
     pid, slash, program = text.partition("/")
-    if slash and pid.isdigit():
+    if slash and pid.isdecimal():
         return {"pid": int(pid), "program": program.rstrip()}
     return {}
 

@@ -82,7 +82,7 @@ def _row(table: HeaderTable, line: str) -> dict[str, object] | None:
             continue
         field = _FIELDS[header]
         if field in _INT_FIELDS:
-            if not text.isdigit():
+            if not text.isdecimal():
                 return None
             row[field] = int(text)
         else:

@@ -115,9 +115,9 @@ class _Plan:
 
     @classmethod
     def of(cls, cols: list[str]) -> _Plan | None:
-        """None when the header has no address column (the line cannot be a connection row)."""
-        p = cols.index("proto")
+        """None when the header has no proto or address column (no row can be a connection)."""
         try:
+            p = cols.index("proto")
             li = cols.index("local_address")
         except ValueError:
             return None
@@ -138,7 +138,7 @@ def _connection(tokens: list[str], line: str, plan: _Plan, sep: str) -> dict[str
     row["proto"] = tokens[i]
     i += 1
     for c in plan.mid:
-        if i < n - 2 and tokens[i].isdigit():
+        if i < n - 2 and tokens[i].isdecimal():
             _put(row, c, int(tokens[i]))
             i += 1
     if i + 2 > n:
@@ -154,7 +154,7 @@ def _connection(tokens: list[str], line: str, plan: _Plan, sep: str) -> dict[str
             break
         tok = tokens[i]
         if c == "state":
-            if tok in TCP_STATES or (tok.isdigit() and str(row["proto"]).lower().startswith("raw")):
+            if tok in TCP_STATES or (tok.isdecimal() and str(row["proto"]).lower().startswith("raw")):
                 row["state"] = tok
                 i += 1
             continue

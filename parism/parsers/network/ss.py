@@ -73,13 +73,13 @@ def _read(tokens: list[str], line: str, has_netid: bool, has_state: bool) -> dic
             return None
         row["state"] = tokens[i]
         i += 1
-    if len(tokens) < i + 3 or not tokens[i].isdigit() or not tokens[i + 1].isdigit():
+    if len(tokens) < i + 3 or not tokens[i].isdecimal() or not tokens[i + 1].isdecimal():
         return None
     row["recv_q"], row["send_q"] = int(tokens[i]), int(tokens[i + 1])
     i += 2
     netid = str(row.get("netid", ""))
     rest = tokens[i:]
-    if netid.startswith("u_") or (not has_netid and len(rest) >= 4 and rest[1].isdigit() and rest[3].isdigit()
+    if netid.startswith("u_") or (not has_netid and len(rest) >= 4 and rest[1].isdecimal() and rest[3].isdecimal()
                                    and ":" not in rest[0]):
         if len(rest) < 4:
             return None
@@ -88,7 +88,7 @@ def _read(tokens: list[str], line: str, has_netid: bool, has_state: bool) -> dic
         used = 4
     elif netid == "nl":
         channel, _, pid = rest[0].rpartition("/")
-        if channel and pid.isdigit():
+        if channel and pid.isdecimal():
             row["channel"], row["pid"] = channel, int(pid)
         else:
             row["channel"] = rest[0]
@@ -141,7 +141,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         tokens = s.split()
         if has_netid is None:  # -H: no header; the first row says which leading columns exist
             first, second = tokens[0], (tokens[1] if len(tokens) > 1 else "")
-            has_netid = first not in _STATES and not first.isdigit()
+            has_netid = first not in _STATES and not first.isdecimal()
             has_state = first in _STATES or (has_netid and second in _STATES)
         row = _read(tokens, s, has_netid, has_state)
         if row is not None:

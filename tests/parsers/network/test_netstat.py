@@ -146,3 +146,15 @@ def test_unix_only_listing_is_unsupported_not_empty() -> None:
     assert out.parsed is None and out.parse_error is not None
     assert out.parse_error.reason == "unsupported_format"
     assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-tuan"]
+
+
+def test_odd_headers_and_digit_lookalikes_are_not_parser_exceptions() -> None:
+    """A BSD-style header without Proto, and a '²' in a queue column (str.isdigit() is true for
+    it but int() refuses it), used to raise inside the parser."""
+    from parism.parsers import registry
+
+    no_proto = registry.parse("netstat", ["-an"], "Tcpcb    Socket   Foo Bar\nffff 1 2 3\n", "linux")
+    assert no_proto.parse_error is not None and no_proto.parse_error.reason == "unrecognized_output"
+    lookalike = registry.parse("netstat", ["-an"], "Proto Recv-Q Send-Q Local Address Foreign Address State\n"
+                               "tcp ² 0 1.2.3.4:22 5.6.7.8:1 ESTABLISHED\n", "linux")
+    assert lookalike.parse_error is None or lookalike.parse_error.reason != "parser_exception"
