@@ -297,9 +297,9 @@ WARM_UP_FALLBACK_S = 1.0
 async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
     """Build the engine right after the handshake (not during it: the GIL would slow it down)."""
     server.tools_listed = anyio.Event()
-    with anyio.move_on_after(WARM_UP_FALLBACK_S):
-        await server.tools_listed.wait()
     try:
+        with anyio.move_on_after(WARM_UP_FALLBACK_S):
+            await server.tools_listed.wait()
         await engine.get()
     finally:
         # Everything built so far (the SDK's and our models, the engine) lives as long as the

@@ -18,6 +18,9 @@ def main(ns: argparse.Namespace) -> int:
     # import CPU. The server turns the collector back on, with all of it frozen, once the
     # engine is built (``mcp_server._warm_up``).
     gc.disable()
-    from parism.mcp_server import serve
+    try:
+        from parism.mcp_server import serve
 
-    return serve(ns.config)
+        return serve(ns.config)
+    finally:
+        gc.enable()  # for in-process callers, should the server end before its warm-up
