@@ -4,16 +4,13 @@
   ``\\u2028`` … which are legal inside file names; a trailing ``\\r`` (CRLF capture) is dropped.
 - ``mode_info``: the 10-character mode string (``drwxr-sr-t``) → type, rwx triplets, octal mode.
 - ``unescape_c``: names printed by ``ls -b`` / ``--quoting-style=escape|c`` decoded exactly.
-- ``gc_paused``: no cyclic collection while many acyclic rows are built.
 - ``drop_args``: build a hint by removing display-only flags from an argv (short bundles too).
 """
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import lru_cache
 
 TYPE_CHARS: dict[str, str] = {"-": "file", "d": "directory", "l": "symlink"}
@@ -33,23 +30,6 @@ def split_lines(text: str) -> list[str]:
     if lines and text.count("\r\n") >= len(lines) - 1 and all(ln.endswith("\r") for ln in lines[:-1]):
         return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     return lines
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a parser builds ~10⁵ rows that hold no cycles.
-
-    Every row dict stays alive until the parse returns, so each collection that their
-    allocation triggers walks all of them again: a fifth to a quarter of the time of a long
-    ``ls -l``.  Reference counting still frees everything; the collector's state is restored."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _triplet_bits(trip: str, special: str) -> tuple[int, bool]:

@@ -24,9 +24,15 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.fs._common import drop_args, gc_paused, split_lines
-from parism.parsers.fs._lsrow import ROWISH, RowParser, RowStyle, decode_name, strip_indicator
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.fs._lsrow import (
+    ROWISH,
+    RowParser,
+    RowStyle,
+    decode_name,
+    strip_indicator,
+)
 from parism.policy.tokenize import Tokens
 
 _BOOL = (
@@ -344,8 +350,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     reader = _Reader(lines, pin)
     unresolved = None
     if _is_long(pin.tokens):
-        with gc_paused():
-            reader.long()
+        reader.long()
         if not reader.entries and reader.warnings:
             raise Unrecognized("ls: no line matched the long-listing row layout")
     else:
