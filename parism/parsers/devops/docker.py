@@ -20,6 +20,7 @@ from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser
 from parism.parsers.devops._tables import read_table, snake
+from parism.parsers.hints import drop_args
 from parism.parsers.table import to_int
 
 _MULTI = ("CONTAINER ID", "IMAGE ID", "CPU %", "MEM USAGE / LIMIT", "MEM %", "NET I/O", "BLOCK I/O")
@@ -33,18 +34,7 @@ def _is_json(args: list[str]) -> bool:
 
 
 def _drop_format(args: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == "--format":
-            skip = True
-            continue
-        if a.startswith("--format=") or a in ("-q", "--quiet"):
-            continue
-        out.append(a)
-    return out
+    return drop_args(args, "q", ("--quiet",), valued=("--format",))
 
 
 def _contract(flags: dict[str, str]) -> Contract:

@@ -15,6 +15,7 @@ from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.devops._tables import read_table, snake
+from parism.parsers.hints import drop_args
 from parism.parsers.table import to_int
 
 _FLAGS = {"-a": "bool", "--all": "bool", "-A": "bool", "--all-namespaces": "bool", "-n": "value",
@@ -48,8 +49,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
 _list = Parser(id="helm-list", parse=parse, rows_key="releases", row_fields=_KEYS, header_lines=1,
                json_output=lambda a: "json" in " ".join(a),
                contract=Contract(flags=_FLAGS, values={"-o": "table", "--output": "table"}, max_positionals=0,
-                                 hint=lambda a: [x for x in a if x not in ("-o", "--output", "yaml")
-                                                 and not x.startswith("--output=")] + ["-o", "json"]))
+                                 hint=lambda a: drop_args(a, valued=("-o", "--output")) + ["-o", "json"]))
 
 PARSER = Parser(id="helm", contract=Contract(),
                 leading_flags={"-n": "value", "--namespace": "value", "--kube-context": "value"},

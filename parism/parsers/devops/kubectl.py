@@ -21,6 +21,7 @@ from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.devops._tables import read_table, snake
+from parism.parsers.hints import drop_args
 from parism.parsers.table import to_int
 
 _LEAD = {"-n": "value", "--namespace": "value", "--context": "value", "--cluster": "value",
@@ -33,18 +34,7 @@ _RESTARTS = re.compile(r"^(\d+)(?:\s+\((.+)\))?$")
 
 
 def _json_hint(args: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a in ("-o", "--output"):
-            skip = True
-            continue
-        if a.startswith(("-o", "--output=")) or a in ("--show-labels", "--no-headers"):
-            continue
-        out.append(a)
-    return out + ["-o", "json"]
+    return drop_args(args, long=("--show-labels", "--no-headers"), valued=("-o", "--output")) + ["-o", "json"]
 
 
 def _wants_json(args: list[str]) -> bool:

@@ -4,13 +4,11 @@
   ``\\u2028`` … which are legal inside file names; a trailing ``\\r`` (CRLF capture) is dropped.
 - ``mode_info``: the 10-character mode string (``drwxr-sr-t``) → type, rwx triplets, octal mode.
 - ``unescape_c``: names printed by ``ls -b`` / ``--quoting-style=escape|c`` decoded exactly.
-- ``drop_args``: build a hint by removing display-only flags from an argv (short bundles too).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 TYPE_CHARS: dict[str, str] = {"-": "file", "d": "directory", "l": "symlink"}
@@ -175,45 +173,3 @@ def split_quoted_link(text: str) -> tuple[str, str | None]:
     return text, None
 
 
-def drop_args(args: Iterable[str], short: str = "", long: Iterable[str] = (), add: Iterable[str] = (),
-              valued: Iterable[str] = ()) -> list[str]:
-    """Remove display-only flags: letters in ``short`` from bundles, exact ``long`` names (with
-    or without ``=value``), and ``valued`` flags (``-B``, ``--block-size``) together with their
-    value (attached, or the next argument). ``add`` flags that are missing are put first. Used
-    by contract hints."""
-    valued_set = set(valued)
-    longs = set(long) | {v for v in valued_set if v.startswith("--")}
-    valued_short = "".join(v[1] for v in valued_set if len(v) == 2)
-    out: list[str] = []
-    items = list(args)
-    i = 0
-    while i < len(items):
-        a = items[i]
-        i += 1
-        if a == "--":
-            out += items[i - 1:]
-            break
-        if a == "-" or not a.startswith("-"):
-            out.append(a)
-            continue
-        if a.startswith("--"):
-            name, eq, _ = a.partition("=")
-            if name not in longs:
-                out.append(a)
-            elif not eq and name in valued_set and i < len(items):
-                i += 1
-            continue
-        kept = ""
-        for j, c in enumerate(a[1:], start=1):
-            if c in valued_short:
-                if j == len(a) - 1 and i < len(items):
-                    i += 1  # the value is the next argument
-                break
-            if c not in short:
-                kept += c
-        if kept:
-            out.append("-" + kept)
-    for flag in add:
-        if flag not in out:
-            out.insert(0, flag)
-    return out

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 from parism.parsers.dates import listing_date_to_iso
 from parism.parsers.fs._common import (
-    MODE_RE, TYPE_CHARS, mode_info, split_link, split_quoted_link, split_unescaped, unescape_c, unquote_c,
+    MODE_RE,
+    TYPE_CHARS,
+    mode_info,
+    split_link,
+    split_quoted_link,
+    split_unescaped,
+    unescape_c,
+    unquote_c,
 )
 from parism.parsers.table import human_to_bytes
 

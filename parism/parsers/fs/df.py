@@ -23,8 +23,16 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
-from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.contract import (
+    UNIX_OS,
+    Contract,
+    ParseInput,
+    Parser,
+    Unrecognized,
+    Unsupported,
+)
+from parism.parsers.fs._common import split_lines
+from parism.parsers.hints import drop_args
 from parism.parsers.table import human_to_bytes, tokens_with_spans
 from parism.policy.tokenize import Tokens
 

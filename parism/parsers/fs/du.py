@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.fs._common import split_lines
+from parism.parsers.hints import drop_args
 from parism.parsers.table import human_to_bytes
 from parism.policy.tokenize import Tokens
 

@@ -18,7 +18,7 @@ from itertools import repeat
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, UNIX_OS
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser
 from parism.parsers.fs._common import split_lines
 
 _VALUE = ("-name -iname -type -xtype -maxdepth -mindepth -path -ipath -wholename -iwholename -size -mtime -mmin "

@@ -25,7 +25,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.fs._common import drop_args, split_lines
+from parism.parsers.fs._common import split_lines
 from parism.parsers.fs._lsrow import (
     ROWISH,
     RowParser,
@@ -33,6 +33,7 @@ from parism.parsers.fs._lsrow import (
     decode_name,
     strip_indicator,
 )
+from parism.parsers.hints import drop_args
 from parism.policy.tokenize import Tokens
 
 _BOOL = (

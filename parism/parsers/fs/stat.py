@@ -21,9 +21,10 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.dates import gnu_to_iso, month_day_to_iso
-from parism.parsers.fs._common import MODE_RE, drop_args, mode_info, split_lines, split_link
+from parism.parsers.fs._common import MODE_RE, mode_info, split_lines, split_link
+from parism.parsers.hints import drop_args
 from parism.policy.tokenize import Tokens
 
 FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data", "--printf": "data",

@@ -25,8 +25,15 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.fs._common import MODE_RE, decode_octal, drop_args, split_lines, split_link, unescape_c
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.fs._common import (
+    MODE_RE,
+    decode_octal,
+    split_lines,
+    split_link,
+    unescape_c,
+)
+from parism.parsers.hints import drop_args
 from parism.policy.tokenize import Tokens
 
 FLAGS: dict[str, str] = {

@@ -22,7 +22,8 @@ import re
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.text._common import drop_flags, split_lines
+from parism.parsers.hints import drop_flags
+from parism.parsers.text._common import split_lines
 
 
 class Branch(BaseModel):

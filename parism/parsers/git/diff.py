@@ -29,7 +29,8 @@ from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.git._patch import DiffFile, parse_files, parse_names
 from parism.parsers.git._quote import unquote
 from parism.parsers.git.log import Commit, Stats, parse_blocks, read_stat_line
-from parism.parsers.text._common import drop_flags, split_lines
+from parism.parsers.hints import drop_flags
+from parism.parsers.text._common import split_lines
 
 
 class DiffResult(BaseModel):

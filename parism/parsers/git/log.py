@@ -30,11 +30,25 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.contract import (
+    Contract,
+    ParseInput,
+    Parser,
+    Unrecognized,
+    Unsupported,
+)
 from parism.parsers.dates import MONTHS, ctime_zone_to_iso, gnu_to_iso
+from parism.parsers.git._logformat import (
+    FIELDS,
+    HINT_FORMAT,
+    NAMED,
+    LineFormat,
+    compile_format,
+    split_line,
+)
 from parism.parsers.git._patch import DiffFile, name_line, parse_files
-from parism.parsers.git._logformat import FIELDS, HINT_FORMAT, NAMED, LineFormat, compile_format, split_line
-from parism.parsers.text._common import drop_flags, split_lines
+from parism.parsers.hints import drop_flags
+from parism.parsers.text._common import split_lines
 from parism.policy.tokenize import Tokens
 
 

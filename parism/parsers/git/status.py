@@ -22,8 +22,8 @@ from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.git._quote import split_arrow, unquote
 from parism.parsers.git._status_model import StatusEntry, StatusResult
 from parism.parsers.git.status_long import parse_long
-from parism.parsers.text._common import drop_flags, split_lines, split_records
-
+from parism.parsers.hints import drop_flags
+from parism.parsers.text._common import split_lines, split_records
 
 _AB = re.compile(r"\[(?:(?:ahead (\d+))?(?:, )?(?:behind (\d+))?|(gone))\]$")
 

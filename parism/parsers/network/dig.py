@@ -25,7 +25,7 @@ import re
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 
 _RECORD = re.compile(
     r"^(?P<name>\S+)\s+(?:(?P<ttl>\d+)\s+)?(?:(?P<cls>IN|CH|HS|CS|ANY|NONE|CLASS\d+)\s+)?"

@@ -21,9 +21,9 @@ import re
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
-from parism.parsers.table import HeaderTable
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.network._sockets import TCP_STATES
+from parism.parsers.table import HeaderTable
 from parism.policy.tokenize import Tokens
 
 _STATE = re.compile(r"\s\((?P<state>[A-Z_0-9-]+)\)$")

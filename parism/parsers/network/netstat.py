@@ -30,14 +30,26 @@ printed) and the ``Interface List`` as ``interfaces`` (index, MAC text, name).
 from __future__ import annotations
 
 import re
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.contract import (
+    Contract,
+    ParseInput,
+    Parser,
+    Unrecognized,
+    Unsupported,
+)
+from parism.parsers.network._sockets import (
+    TCP_STATES,
+    header_columns,
+    pid_program,
+    split_port,
+    token_offset,
+)
 from parism.policy.tokenize import Tokens
-from parism.parsers.network._sockets import TCP_STATES, header_columns, pid_program, split_port, token_offset
 
 _PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop",
             "Network Destination", "Network Address", "Gateway Address")

@@ -19,7 +19,7 @@ import re
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, UNIX_OS
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 
 _SIGNAL_NAMES = (
     "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",

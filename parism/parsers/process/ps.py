@@ -33,7 +33,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported, UNIX_OS
+from parism.parsers.contract import (
+    UNIX_OS,
+    Contract,
+    ParseInput,
+    Parser,
+    Unrecognized,
+    Unsupported,
+)
 from parism.parsers.table import to_float, to_int
 from parism.policy.tokenize import Tokens
 

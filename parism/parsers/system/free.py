@@ -15,13 +15,12 @@ so).  With ``-h``/``--human`` the printed text is kept (``"3.7G"``) and each val
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.table import human_to_bytes, split_row, to_int
+from parism.parsers.table import human_to_bytes, to_int
 
 _UNITS: dict[str, tuple[str, int]] = {
     "-b": ("bytes", 1), "--bytes": ("bytes", 1),

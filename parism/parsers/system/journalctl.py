@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.hints import drop_args
 
 _TS = {
     "short": r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d",
@@ -109,16 +110,4 @@ PARSER = Parser(
 
 
 def _hint(args: list[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for i, a in enumerate(args):
-        if skip:
-            skip = False
-            continue
-        if a in ("-o", "--output"):
-            skip = True
-            continue
-        if a.startswith(("--output=", "-o")) or a in ("-x", "--catalog"):
-            continue
-        out.append(a)
-    return out + ["-o", "short-iso"]
+    return drop_args(args, "x", ("--catalog",), valued=("-o", "--output")) + ["-o", "short-iso"]

@@ -36,23 +36,3 @@ def split_records(text: str, sep: str = "\0") -> list[str]:
     return recs
 
 
-def drop_flags(args: list[str], bad: set[str]) -> list[str]:
-    """``args`` without the flags named in ``bad`` (long names, ``--x=v``, or letters inside a
-    short bundle). Used by contract hints that replace a display-only flag by the plain form."""
-    out: list[str] = []
-    for arg in args:
-        if arg == "--":
-            out.append(arg)
-            continue
-        name = arg.partition("=")[0]
-        if arg.startswith("--"):
-            if name not in bad:
-                out.append(arg)
-            continue
-        if arg.startswith("-") and len(arg) > 1:
-            letters = "".join(ch for ch in arg[1:] if f"-{ch}" not in bad)
-            if letters:
-                out.append("-" + letters)
-            continue
-        out.append(arg)
-    return out

@@ -8,7 +8,8 @@ content itself and are out of range; the hint drops them.
 from __future__ import annotations
 
 from parism.parsers.contract import Contract, ParseInput, Parser
-from parism.parsers.text._common import drop_flags, split_lines
+from parism.parsers.hints import drop_flags
+from parism.parsers.text._common import split_lines
 from parism.parsers.text._content import Content, parse_numbered
 
 DISPLAY = {"-A", "--show-all", "-E", "--show-ends", "-T", "--show-tabs", "-v", "--show-nonprinting",

@@ -26,8 +26,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.hints import drop_flags
 from parism.parsers.table import to_int
-from parism.parsers.text._common import drop_flags, split_lines, split_records
+from parism.parsers.text._common import split_lines, split_records
 
 _BINARY = re.compile(r"^(?:grep: (.*): binary file matches|Binary file (.*) matches)$")
 CONTEXT_FLAGS = ("-A", "-B", "-C", "--after-context", "--before-context", "--context", "-NUM")

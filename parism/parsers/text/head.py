@@ -7,7 +7,7 @@ Not accepted: -z (NUL-terminated lines).
 from __future__ import annotations
 
 from parism.parsers.contract import Contract, Parser
-from parism.parsers.text._common import drop_flags
+from parism.parsers.hints import drop_flags
 from parism.parsers.text._content import Content, parse_sections
 
 COUNT = r"[+-]?\d+[a-zA-Z]*"

@@ -7,7 +7,7 @@ Never accepted: -f/-F/--follow (it does not terminate; the guard refuses it too)
 from __future__ import annotations
 
 from parism.parsers.contract import Contract, Parser
-from parism.parsers.text._common import drop_flags
+from parism.parsers.hints import drop_flags
 from parism.parsers.text._content import Content, parse_sections
 from parism.parsers.text.head import COUNT, FLAGS
 

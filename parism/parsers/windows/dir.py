@@ -20,7 +20,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.contract import (
+    Contract,
+    ParseInput,
+    Parser,
+    Unrecognized,
+)
 from parism.parsers.table import to_int
 
 _ENTRY = re.compile(
