@@ -138,7 +138,8 @@ async def _guarded(name: str, engine: LazyEngine, call: Callable[[Engine], Await
         raise
     except Exception as exc:  # the engine promises values; this is the last line of defence
         log.exception("internal error in tool %s", name)
-        raise ToolError(f"internal error in {name}: {type(exc).__name__}: {exc}") from exc
+        # the exception text may quote the call's arguments (a token): only its type goes back
+        raise ToolError(f"internal error in {name}: {type(exc).__name__} (details in the server's log)") from exc
     finally:
         InFlight.count -= 1
 

@@ -384,3 +384,24 @@ async def test_long_run_reports_progress(session: ClientSession) -> None:
     assert len(progress) >= 2  # a loaded machine may add a third second, never drop one
     assert progress == [float(n) for n in range(1, len(progress) + 1)]
     assert all(total is None and message and "running" in message for _, total, message in ticks)
+
+
+async def test_internal_error_does_not_echo_exception_text() -> None:
+    """An unexpected engine exception becomes a tool error naming only its type: its message
+    could quote the call's arguments, which may hold a secret."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from parism import mcp_server
+
+    class Boom:
+        cfg = None
+
+        async def get(self) -> None:
+            raise RuntimeError("--token=ghp_" + "A" * 36)
+
+    try:
+        await mcp_server._guarded("run", Boom(), lambda e: e)  # type: ignore[arg-type]
+    except ToolError as err:
+        assert "ghp_" not in str(err) and "RuntimeError" in str(err)
+    else:
+        raise AssertionError("no tool error")
