@@ -37,10 +37,16 @@ def _row(line: str) -> dict[str, Any] | None:
             "arch": m.group("arch"), "status": status}
 
 
-def parse_list(text: str, pin: ParseInput) -> dict[str, Any]:
-    packages = []
+def _packages(text: str, descriptions: bool) -> dict[str, Any]:
+    """``name/suite version arch [status]`` rows; with ``descriptions`` (apt search) the
+    indented lines under a row are its description."""
+    packages: list[dict[str, Any]] = []
     for line in text.splitlines():
         if not line.strip() or _NOISE.match(line):
+            continue
+        if descriptions and line.startswith(" ") and packages:
+            desc = packages[-1].get("description")
+            packages[-1]["description"] = (desc + "\n" if desc else "") + line.strip()
             continue
         row = _row(line.rstrip())
         if row is None:
@@ -49,20 +55,12 @@ def parse_list(text: str, pin: ParseInput) -> dict[str, Any]:
     return {"packages": packages}
 
 
+def parse_list(text: str, pin: ParseInput) -> dict[str, Any]:
+    return _packages(text, descriptions=False)
+
+
 def parse_search(text: str, pin: ParseInput) -> dict[str, Any]:
-    packages: list[dict[str, Any]] = []
-    for line in text.splitlines():
-        if not line.strip() or _NOISE.match(line):
-            continue
-        if line.startswith(" ") and packages:
-            desc = packages[-1].get("description")
-            packages[-1]["description"] = (desc + "\n" if desc else "") + line.strip()
-            continue
-        row = _row(line.rstrip())
-        if row is None:
-            raise Unrecognized(f"unexpected apt search line: {line[:60]!r}")
-        packages.append(row)
-    return {"packages": packages}
+    return _packages(text, descriptions=True)
 
 
 def parse_policy(text: str, pin: ParseInput) -> dict[str, Any]:
