@@ -162,7 +162,10 @@ def test_probe_settles_on_nested_weak_when_proc_is_masked() -> None:
     repo = str(Path(__file__).resolve().parents[2])
     outer = ["/usr/bin/bwrap", "--unshare-user", "--uid", "65534", "--gid", "65534", "--unshare-pid",
              "--dev-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/dev/null", "/proc/timer_list",
-             "--tmpfs", "/tmp", "--", sys.executable, "-c", IN_CONTAINER, repo]
+             "--tmpfs", "/tmp",
+             # the checkout and its venv may themselves live under /tmp (CI clones anywhere)
+             "--ro-bind", repo, repo, "--ro-bind", sys.prefix, sys.prefix,
+             "--", sys.executable, "-c", IN_CONTAINER, repo]
     done = subprocess.run(outer, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
