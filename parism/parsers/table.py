@@ -18,6 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from parism.parsers.contract import Unrecognized
+
 _WS = re.compile(r"\S+")
 
 
@@ -117,6 +119,33 @@ class HeaderTable:
                 s0, e0 = items[0][0], items[-1][1]
                 out[cols[idx].name] = line[s0:e0]
         return out
+
+
+def read_table(text: str, first: str, multiword: Sequence[str] = ()) -> tuple[list[str], list[dict[str, str]]]:
+    """Rows of a left-aligned table (kubectl, docker, helm, npm outdated) whose header starts
+    with the word of ``first``, each sliced at the header's column starts. ``multiword`` lists
+    header names that contain spaces (``"CONTAINER ID"``, ``"LAST SEEN"``)."""
+    lines = [ln.rstrip("\r") for ln in text.splitlines()]
+    idx = next((i for i, ln in enumerate(lines) if ln.split()[:1] == [first.split()[0]]), None)
+    if idx is None:
+        raise Unrecognized(f"no table header starting with {first!r}")
+    header = lines[idx]
+    names: list[str] = []
+    pos = 0
+    while (m := _WS.search(header, pos)) is not None:
+        name = next((w for w in multiword if header.startswith(w, m.start())), m.group())
+        names.append(name)
+        pos = m.start() + len(name)
+    table = HeaderTable.from_header(header, names)
+    return names, [table.slice(ln) for ln in lines[idx + 1:] if ln.strip()]
+
+
+def snake(name: str) -> str:
+    """A header or label as a JSON key: ``"MEM USAGE / LIMIT"`` → ``mem_usage_limit``."""
+    return _NON_WORD.sub("_", name.lower()).strip("_")
+
+
+_NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def _boundary(cols: Sequence[Column], i: int) -> int:

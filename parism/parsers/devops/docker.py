@@ -19,9 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser
-from parism.parsers.devops._tables import read_table, snake
 from parism.parsers.hints import drop_args
-from parism.parsers.table import to_int
+from parism.parsers.table import read_table, snake, to_int
 
 _MULTI = ("CONTAINER ID", "IMAGE ID", "CPU %", "MEM USAGE / LIMIT", "MEM %", "NET I/O", "BLOCK I/O")
 _PS_FLAGS = {"-a": "bool", "--all": "bool", "--no-trunc": "bool", "-l": "bool", "--latest": "bool",

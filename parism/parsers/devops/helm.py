@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.devops._tables import read_table, snake
 from parism.parsers.hints import drop_args
-from parism.parsers.table import to_int
+from parism.parsers.table import read_table, snake, to_int
 
 _FLAGS = {"-a": "bool", "--all": "bool", "-A": "bool", "--all-namespaces": "bool", "-n": "value",
           "--namespace": "value", "-o": "value", "--output": "value", "--kube-context": "value",

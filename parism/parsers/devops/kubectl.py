@@ -20,9 +20,8 @@ import re
 from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.devops._tables import read_table, snake
 from parism.parsers.hints import drop_args
-from parism.parsers.table import to_int
+from parism.parsers.table import read_table, snake, to_int
 
 _LEAD = {"-n": "value", "--namespace": "value", "--context": "value", "--cluster": "value",
          "--kubeconfig": "path", "--request-timeout": "value", "-A": "bool", "--all-namespaces": "bool"}

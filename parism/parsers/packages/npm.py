@@ -19,8 +19,8 @@ import re
 from typing import Any
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
-from parism.parsers.devops._tables import read_table, snake
 from parism.parsers.packages._tree import split_at_version, tree_lines
+from parism.parsers.table import read_table, snake
 
 _UNMET = re.compile(r"^UNMET (OPTIONAL )?DEPENDENCY (\S+)")
 _SUFFIX = re.compile(r" (deduped|extraneous|overridden|invalid(?::.*)?)$")

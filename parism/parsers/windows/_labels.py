@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from parism.parsers.table import snake as table_snake
+
 
 @dataclass
 class Item:
@@ -20,9 +22,8 @@ class Item:
 
 
 def snake(label: str) -> str:
-    s = re.sub(r"\(s\)", "s", label.lower())
-    s = re.sub(r"[^a-z0-9]+", "_", s).strip("_")
-    return s
+    """``"Hotfix(s)"`` → ``hotfixs`` (the plural marker kept as the letter jc and users expect)."""
+    return table_snake(label.replace("(s)", "s").replace("(S)", "s"))
 
 
 def by_column(lines: Iterable[str]) -> list[Item]:
