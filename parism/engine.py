@@ -258,16 +258,14 @@ class Engine:
         return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
 
     def _no_process(self, req: Request, cwd: str, failure: Failure) -> Envelope:
-        mask = self._masker(req.cmd, req.args)
-        failure = failure.model_copy(update={"message": mask(failure.message)})
+        failure = self.redactor.mask_failure(failure, args=req.args, cmd=req.cmd)
         self._audit(req, "allowed", failure.reason, None, 0)
         return no_process(req.cmd, self.redactor.mask_args(req.args, cmd=req.cmd), cwd, failure)
 
     def _guard_failure(self, decision: Any, cmd: str, args: list[str]) -> Failure:
         """The guard's refusal with its echoes (message, hint) masked."""
         f = decision.failure or Failure(kind="guard", reason="arg_not_allowed", message="refused by the guard")
-        mask = self._masker(cmd, args)
-        return Failure(kind="guard", reason=f.reason, message=mask(f.message), hint=mask(f.hint) if f.hint else None)
+        return self.redactor.mask_failure(f, args=args, cmd=cmd)
 
     def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
         if err.target != "binary" or err.code not in ("ENOENT", "EACCES"):

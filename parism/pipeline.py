@@ -263,9 +263,7 @@ class Finisher:
     def _masked(self, req: Any, failure: Failure | None) -> Failure | None:
         if failure is None:
             return None
-        mask = lambda t: self.redactor.mask_text(t, args=req.args, cmd=req.cmd)  # noqa: E731
-        return failure.model_copy(update={"message": mask(failure.message),
-                                          "hint": mask(failure.hint) if failure.hint else None})
+        return self.redactor.mask_failure(failure, args=req.args, cmd=req.cmd)
 
 
 @dataclass

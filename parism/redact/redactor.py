@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from parism.envelope import RegexEngineReport, RegexFallback
+from parism.envelope import Failure, RegexEngineReport, RegexFallback
 from parism.redact.argv import argv_secrets
 from parism.redact.engine import (
     CompiledPattern,
@@ -183,6 +183,12 @@ class Redactor:
         for s in reversed(argv_secrets(args, cmd)):
             out[s.index] = out[s.index][: s.start] + self.marker + out[s.index][s.end :]
         return [self._mask_or_marker(arg) for arg in out]
+
+    def mask_failure(self, failure: Failure, *, args: Sequence[str] = (), cmd: str | None = None) -> Failure:
+        """A failure's echoes (message, hint) masked like any other echo of the call."""
+        return failure.model_copy(update={
+            "message": self.mask_text(failure.message, args=args, cmd=cmd),
+            "hint": self.mask_text(failure.hint, args=args, cmd=cmd) if failure.hint else None})
 
     def mask_text(self, text: str, *, args: Sequence[str] = (), cmd: str | None = None) -> str:
         """Mask an echo (guard/failure message, hint, audit line) that may quote ``args``.
