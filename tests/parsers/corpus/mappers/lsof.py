@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.parsers.network.jc_compare import compare_rows, num, same
+from tests.parsers.corpus.mappers._util import compare_rows, num, same
+
 
 def _size_off(v: object) -> object:
     """lsof prints offsets as ``0tN`` (decimal) and jc converts them to N."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.parsers.network.jc_compare import compare_rows, num, placeholder, same
+from tests.parsers.corpus.mappers._util import compare_rows, num, placeholder, same
 
 
 def _program(v: object) -> object:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.parsers.network.jc_compare import num, same
+from tests.parsers.corpus.mappers._util import num, same
 
 _FIELDS = [("target", "destination", same), ("target_ip", "destination_ip", same),
            ("packets_transmitted", "packets_transmitted", num), ("packets_received", "packets_received", num),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.parsers.network.jc_compare import compare_rows, num, placeholder, same
+from tests.parsers.corpus.mappers._util import compare_rows, num, placeholder, same
 
 _AUX = [("user", "user", same), ("pid", "pid", num), ("cpu", "cpu_percent", num),
         ("mem", "mem_percent", num), ("vsz", "vsz", num), ("rss", "rss", num),

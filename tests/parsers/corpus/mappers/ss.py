@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.parsers.network.jc_compare import compare_rows, num, same
+from tests.parsers.corpus.mappers._util import compare_rows, num, same
 
 _FIELDS = [("netid", "netid", same), ("state", "state", same), ("recv_q", "recv_q", num),
            ("send_q", "send_q", num), ("local_address", "local_address", same),
