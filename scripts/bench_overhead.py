@@ -10,6 +10,12 @@ throwaway repo with 60 commits):
   parism      Parism over MCP stdio, one persistent ClientSession
   floor       a minimal MCPServer spawned the same way whose tool runs the argv and returns the
               raw text: the SDK's own cost, the floor any Python MCP server pays
+  delivery    a minimal MCPServer that runs the argv like the floor, then returns the envelope
+              Parism's engine produced for it at start-up (recorded), as structuredContent +
+              the same JSON as text, under Parism's outputSchema: what the SDK alone costs to
+              deliver an answer of that size. ``parism - delivery`` is Parism's own work
+              (guard, sandbox, parse, shaping); ``delivery - floor`` is the price of the
+              structured answer, paid mostly in the client's JSON decoding and validation
   shell-mcp   mcp-shell-server from PyPI in its own virtualenv (skipped, with the reason, when it
               cannot be installed or started)
 
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -60,6 +67,35 @@ FLOOR_SERVER = textwrap.dedent(
     async def run(cmd: str, args: list[str], cwd: str) -> str:
         done = await anyio.run_process([cmd, *args], cwd=cwd, check=False)
         return done.stdout.decode("utf-8", "replace")
+
+    server.run()
+    '''
+)
+
+DELIVERY_SERVER = textwrap.dedent(
+    '''
+    """Delivery floor: runs argv like the floor, answers with a recorded Parism envelope."""
+    import json
+    import sys
+    from typing import Annotated
+
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult, TextContent
+    from pydantic_core import to_json
+
+    from parism.envelope import Envelope
+
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        ANSWERS = json.load(fh)
+    server = MCPServer("delivery", version="0")
+
+    @server.tool()
+    async def run(cmd: str, args: list[str], cwd: str) -> Annotated[CallToolResult, Envelope]:
+        await anyio.run_process([cmd, *args], cwd=cwd, check=False)
+        wire = ANSWERS["\\0".join([cmd, *args])]
+        return CallToolResult(content=[TextContent(type="text", text=to_json(wire).decode())],
+                              structured_content=wire)
 
     server.run()
     '''
@@ -155,6 +191,23 @@ def floor_params(root: Path) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=[str(script)], env=server_env(root), cwd=str(root))
 
 
+def delivery_params(root: Path, answers: Path) -> StdioServerParameters:
+    script = root / "delivery_server.py"
+    if not script.exists():
+        script.write_text(DELIVERY_SERVER)
+    return StdioServerParameters(command=sys.executable, args=[str(script), str(answers)],
+                                 env=server_env(root), cwd=str(root))
+
+
+async def record_answers(engine: object, commands: list[Command], path: Path) -> None:
+    """The envelope Parism answers each command with, as the delivery server will send it."""
+    answers = {}
+    for c in commands:
+        env = await engine.arun(c.argv[0], c.argv[1:], c.cwd)  # type: ignore[attr-defined]
+        answers["\0".join(c.argv)] = env.to_wire()
+    path.write_text(json.dumps(answers), encoding="utf-8")
+
+
 def shell_params(root: Path) -> StdioServerParameters | str:
     """mcp-shell-server in its own venv (pinned to the mcp 1.x it was written for), or why not."""
     exe = SHELL_VENV / "bin" / "mcp-shell-server"
@@ -196,15 +249,19 @@ def server_cpu(marker: str) -> Callable[[], float] | None:
     return None
 
 
-async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[dict[str, Variant], list[str]]:
+async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path,
+                        commands: list[Command]) -> tuple[dict[str, Variant], list[str]]:
     """Start every variant once; return them and the reasons for the ones skipped."""
     import parism
 
     engine = parism.create_engine(str(cfg))
     sandbox = engine.describe().sandbox or {}
     print(f"engine sandbox: level {sandbox.get('level')} ({sandbox.get('reason') or 'ok'})")
+    answers = root / "answers.json"
+    await record_answers(engine, commands, answers)
     parism_s = await stack.enter_async_context(session_for(parism_params(root, cfg)))
     floor_s = await stack.enter_async_context(session_for(floor_params(root)))
+    delivery_s = await stack.enter_async_context(session_for(delivery_params(root, answers)))
 
     async def bare(argv: list[str], cwd: str) -> object:
         return subprocess.run(argv, cwd=cwd, capture_output=True, check=True)
@@ -221,11 +278,15 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path) -> tuple[d
     async def via_floor(argv: list[str], cwd: str) -> object:
         return checked(await floor_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
 
+    async def via_delivery(argv: list[str], cwd: str) -> object:
+        return checked(await delivery_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
+
     variants = {
         "bare": Variant(bare, None),
         "engine": Variant(via_engine, own_cpu),
         "parism": Variant(via_parism, server_cpu("parism serve")),
         "floor": Variant(via_floor, server_cpu("floor_server.py")),
+        "delivery": Variant(via_delivery, server_cpu("delivery_server.py")),
     }
     skipped: list[str] = []
     shell = shell_params(root)
@@ -305,6 +366,9 @@ def report_calls(cells: dict[tuple[str, str], Cell], commands: list[Command], na
         verdicts = [f"parism - floor = {parism - floor:+.2f} ms (target ≤ +3)",
                     f"MCP layer beyond the SDK floor = {layer:+.2f} ms wall"]
         srv = [cells[(c.label, n)].cpu_ms for n in ("parism", "engine", "floor")]
+        delivery = cells[(c.label, "delivery")].median()
+        verdicts.append(f"parism - delivery = {parism - delivery:+.2f} ms (Parism's own work); "
+                        f"delivery - floor = {delivery - floor:+.2f} ms (the structured answer's price)")
         if all(srv):
             p_cpu, e_cpu, f_cpu = (statistics.fmean(x) for x in srv)
             verdicts.append(f"server CPU: parism {p_cpu:.2f} = engine {e_cpu:.2f} + MCP layer "
@@ -339,7 +403,7 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
             Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
         ]
         async with AsyncExitStack() as stack:
-            variants, skipped = await open_variants(stack, root, cfg)
+            variants, skipped = await open_variants(stack, root, cfg, commands)
             variants.update({name: Variant(run, own_cpu) for name, run in (extra_variants or {}).items()})
             for reason in skipped:
                 print(f"skipped {reason}")
