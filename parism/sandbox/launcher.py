@@ -312,11 +312,16 @@ class SandboxStarted:
     subreaper) has killed and reaped every descendant, so only bwrap's own processes remain,
     tearing the namespaces down. ``wait`` returns at that report, and ``kill_tree`` leaves the
     teardown to a background reaper — the call does not pay for it. Without a report (timeout,
-    cancellation, cap) the kill is synchronous and waits for the sandbox's PID 1."""
+    cancellation, cap) the kill is synchronous and waits for the sandbox's PID 1.
+
+    ``contains_tree`` (with a pid namespace): nothing the command starts can leave the
+    namespace, and the namespace dies with its PID 1 — which every teardown kills — so the
+    executor's /proc scans and sweep would only repeat what the kernel guarantees."""
 
     def __init__(self, prepared: Prepared) -> None:
         self._prepared = prepared
         self._code: int | None = None
+        self.contains_tree = prepared.plan.pid_namespace
         self.pid = prepared.proc.pid
         self.stdout: BinaryIO = prepared.stdout
         self.stderr: BinaryIO = prepared.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,8 +45,13 @@ def decision(*, network: bool = False, namespace: str = "isolated", binds: tuple
 
 @dataclass
 class Run:
+    """A confined call's capture, and what an observer outside the executor saw of its tree:
+    ``tracked`` = every pid seen (bwrap, its PID 1, the helper, the command and descendants),
+    ``peak`` = the most seen alive at once."""
+
     cap: Capture
     tracked: list[int] = field(default_factory=list)
+    peak: int = 0
 
     @property
     def out(self) -> str:
@@ -68,9 +74,74 @@ def run(sb: Sandbox, argv: list[str], cwd: str, *, timeout: float = 10.0, env: d
     spec = make_spec(argv, cwd, timeout=timeout, env=env)
     launcher = sb.launcher(decision(**dec), spec)
     assert isinstance(launcher, BwrapLauncher), f"sandbox unavailable: {sb.status()}"
-    tracked: list[int] = []
-    cap = execute(spec, launcher, tracked=tracked)
-    return Run(cap, tracked)
+    observer = TreeObserver()
+    try:
+        cap = execute(spec, _Observed(launcher, observer))
+    finally:
+        observer.stop()
+    return Run(cap, list(observer.seen), observer.peak)
+
+
+class TreeObserver:
+    """Samples the process tree under the sandbox's bwrap from a thread of the test, every
+    few milliseconds while the call runs. The executor does not record a tree that its
+    launcher contains (a pid namespace), so what the call started is observed independently
+    here, on the host's /proc."""
+
+    INTERVAL_S = 0.005
+
+    def __init__(self) -> None:
+        self.seen: dict[int, psutil.Process] = {}
+        self.peak = 0
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, pid: int) -> None:
+        try:
+            root = psutil.Process(pid)
+        except psutil.NoSuchProcess:
+            return
+        self.seen[pid] = root
+        self._thread = threading.Thread(target=self._loop, args=(root,), daemon=True)
+        self._thread.start()
+
+    def _loop(self, root: psutil.Process) -> None:
+        while not self._done.is_set() and self.sample(root):
+            self._done.wait(self.INTERVAL_S)
+
+    def sample(self, root: psutil.Process) -> bool:
+        """Record the live tree once; False when bwrap is gone (nothing left to observe)."""
+        try:
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return False
+        live = 0
+        for proc in tree:
+            self.seen.setdefault(proc.pid, proc)
+            try:
+                live += proc.status() != psutil.STATUS_ZOMBIE
+            except psutil.Error:
+                continue
+        self.peak = max(self.peak, live)
+        return True
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+class _Observed:
+    """The sandbox's launcher, telling the observer which pid to watch as soon as it started."""
+
+    def __init__(self, launcher: BwrapLauncher, observer: TreeObserver) -> None:
+        self._launcher = launcher
+        self._observer = observer
+
+    def start(self, spec: ExecSpec) -> Any:
+        started = self._launcher.start(spec)
+        self._observer.watch(started.pid)
+        return started
 
 
 def marker() -> str:
