@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Protocol
 
-from parism.proctree import Tracker, kill_process_group
+from parism.proctree import SCAN_INTERVAL_S, Tracker, kill_process_group
 
 CHUNK = 64 * 1024
 DRAIN_AFTER_KILL_S = 1.0  # bytes already in the pipes are still read, but not for ever
@@ -203,7 +203,10 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
     except Exception as exc:  # noqa: BLE001 — a launcher bug is reported, never raised to the agent
         cap.spawn_error = SpawnError("EIO", f"launcher failed: {type(exc).__name__}: {exc}", "launcher")
         return cap
-    tracker = Tracker(child.pid, active=not getattr(child, "contains_tree", False))
+    # the first periodic scan waits one interval: at spawn the command has not forked yet, so a
+    # scan then finds nothing (a whole /proc walk, ~1 ms of CPU) and a command shorter than the
+    # interval needs none — the group kill and the forced scan before any kill still apply
+    tracker = Tracker(child.pid, active=not getattr(child, "contains_tree", False), first_after=SCAN_INTERVAL_S)
     try:
         _drain(child, spec, cap, tracker, cancel, started_at)
     finally:

@@ -98,14 +98,15 @@ class Tracker:
     """Records the descendants of the leader while it runs (create time guards pid reuse).
 
     ``active=False``: the launcher's teardown already kills every descendant (see
-    ``Started.contains_tree``), so scans and the sweep are skipped."""
+    ``Started.contains_tree``), so scans and the sweep are skipped. ``first_after``: the
+    periodic scans start that long after now (a forced scan is never delayed)."""
 
-    def __init__(self, pid: int, active: bool = True) -> None:
+    def __init__(self, pid: int, active: bool = True, first_after: float = 0.0) -> None:
         self._root = pid
         self._active = active
         self._root_created: float | None = None
         self._seen: dict[int, psutil.Process] = {}
-        self._next = 0.0
+        self._next = time.monotonic() + first_after if first_after else 0.0
 
     def scan(self, force: bool = False) -> None:
         now = time.monotonic()

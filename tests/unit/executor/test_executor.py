@@ -219,3 +219,21 @@ def test_a_launcher_that_contains_its_tree_skips_the_scans() -> None:
     tracked_direct: list[int] = []
     execute(spec([SH, "-c", "sleep 0.5 & sleep 0.5; wait"]), tracked=tracked_direct)
     assert tracked_direct
+
+
+def test_the_first_periodic_scan_waits_but_a_forced_one_does_not() -> None:
+    """The executor delays its first scan by one interval (at spawn nothing has forked yet);
+    a forced scan — the one before any kill — still records at once."""
+    proc = subprocess.Popen([SH, "-c", "sleep 30 & wait"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 5
+        while not psutil.Process(proc.pid).children() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        tracker = Tracker(proc.pid, first_after=60)
+        tracker.scan()
+        assert tracker.pids == []
+        tracker.scan(force=True)
+        assert len(tracker.pids) == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
