@@ -98,7 +98,7 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
     allowed = cfg.settings.guard.allowed_paths
     if not allowed:
         return None
-    roots = Roots(allowed)
+    roots = Roots(allowed, known={cwd: cwd})  # cwd is already the realpath of an existing directory
     if not roots.contains(cwd, "/"):
         return _refuse(decision, "path_not_allowed",
                        f"Working directory '{cwd}' is outside allowed paths. Allowed: {', '.join(allowed)}")
@@ -172,41 +172,66 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
 
 
 def _git_repo(cwd: str, classified: Classified) -> Repo | None:
-    """The repository git will use: the cwd, moved by each ``-C``."""
+    """The repository git will use: the cwd (already a realpath), moved by each ``-C``."""
+    moves = classified.tokens.values("-C")
+    if not moves:
+        return find_repo(cwd)
     where = cwd
-    for moved in classified.tokens.values("-C"):
+    for moved in moves:
         where = os.path.join(where, os.path.expanduser(moved))
     return find_repo(os.path.realpath(where))
 
 
-def _sandbox(decision: Decision, policy: CommandPolicy, cfg: LoadedConfig) -> None:
+class Setup:
+    """What a decision takes from the configuration alone, computed once per configuration.
+
+    Why: the sandbox table of a decision merges the profile's and the settings' sandbox tables
+    and the command's limits (pydantic dumps), the same on every call. The engine builds one
+    ``Setup`` and passes it to every ``check``; without one, ``check`` builds it for that call.
+    Nothing that depends on the file system is kept here: paths are resolved on every call."""
+
+    def __init__(self, cfg: LoadedConfig) -> None:
+        self.cfg = cfg
+        self._base = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
+        self._limits: dict[str, dict[str, Any]] = {}
+
+    def sandbox_table(self, cmd: str, policy: CommandPolicy, network: bool, binds: list[str]) -> dict[str, Any]:
+        """The decision's ``sandbox``: a fresh dict (and ``limits`` dict) for each decision."""
+        limits = self._limits.get(cmd)
+        if limits is None:
+            limits = self._limits[cmd] = {**self._base["limits"],
+                                          **policy.sandbox.limits.model_dump(exclude_none=True)}
+        return {**self._base, "namespace": policy.sandbox.namespace, "network": network,
+                "binds": binds, "limits": dict(limits)}
+
+
+def _sandbox(decision: Decision, cmd: str, policy: CommandPolicy, setup: Setup) -> None:
     box = policy.sandbox
     decision.namespace_class = box.namespace
-    decision.network = box.network and cfg.settings.sandbox.network
+    decision.network = box.network and setup.cfg.settings.sandbox.network
     decision.binds = [os.path.expanduser(b) for b in box.binds]
-    merged = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
-    limits = {**merged["limits"], **box.limits.model_dump(exclude_none=True)}
-    merged.update(namespace=box.namespace, network=decision.network, binds=decision.binds, limits=limits)
-    decision.sandbox = merged
+    decision.sandbox = setup.sandbox_table(cmd, policy, decision.network, decision.binds)
 
 
-def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Decision:
+def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig, setup: Setup | None = None) -> Decision:
     """Run the four guard steps; the returned ``Decision`` says whether and how to run.
 
+    ``setup``: ``Setup(cfg)`` kept by the caller across calls (one built here otherwise).
     Never raises: malformed input is refused, and an unexpected error inside a step refuses the
     call too (fail closed) with the error named in the message."""
     decision = Decision(allowed=False, profile=cfg.profile.name)
     if not isinstance(cmd, str) or not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
         return _refuse(decision, "arg_not_allowed", "Command must be a string and arguments a list of strings")
     try:
-        return _check(decision, cmd, list(args), cwd, cfg)
+        return _check(decision, cmd, list(args), cwd, cfg, setup)
     except Exception as exc:  # noqa: BLE001 - a guard bug must refuse, never run the command
         decision.exec_args = []
         return _refuse(decision, "arg_not_allowed",
                        f"The guard could not check this call ({type(exc).__name__}: {exc}); refused")
 
 
-def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig) -> Decision:
+def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig,
+           setup: Setup | None) -> Decision:
     refused = _allowlist(cmd, cfg)
     if refused:
         return _refuse(decision, "command_not_allowed", *refused)
@@ -226,6 +251,6 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
         return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
-    _sandbox(decision, policy, cfg)
+    _sandbox(decision, cmd, policy, setup if setup is not None and setup.cfg is cfg else Setup(cfg))
     decision.allowed = True
     return decision

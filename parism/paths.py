@@ -34,8 +34,21 @@ def real(path: str) -> str:
     return os.path.normpath(os.path.join(resolved, tail)) if tail else resolved
 
 
+def _plain(path: str) -> bool:
+    """Absolute, with no empty or ``.`` component and no trailing slash (``/`` itself aside):
+    the form ``normpath`` and ``realpath`` give, where containment is a string prefix test."""
+    return (path.startswith("/") and "//" not in path and "/./" not in path
+            and (path == "/" or not path.endswith(("/", "/."))))
+
+
 def is_within(path: str, root: str) -> bool:
-    """Component-wise containment (``/home/user2`` is not inside ``/home/user``)."""
+    """Component-wise containment (``/home/user2`` is not inside ``/home/user``).
+
+    Why two ways: ``commonpath`` is the definition, but it splits both paths on every call and
+    the guard asks about ~20 pairs per call; for plain absolute paths (what ``normpath`` and
+    ``realpath`` return) the same answer is a prefix test on ``root + "/"``."""
+    if _plain(path) and _plain(root):
+        return path == root or path.startswith(root if root == "/" else root + "/")
     try:
         return os.path.commonpath([path, root]) == root
     except ValueError:
@@ -43,23 +56,42 @@ def is_within(path: str, root: str) -> bool:
 
 
 class Roots:
-    """The allowed roots in both forms, computed once per check."""
+    """The allowed roots in both forms, computed once per check.
 
-    def __init__(self, allowed: list[str]) -> None:
+    ``real`` results are remembered for the duration of this one check only (the cwd, a path
+    argument and a root are often the same directory); a later check resolves again, since a
+    symlink may have changed in between."""
+
+    def __init__(self, allowed: list[str], known: dict[str, str] | None = None) -> None:
+        """``known``: paths this check already resolved (path → its ``real``)."""
+        self._resolved: dict[str, str] = dict(known or {})
         self.lexical = [os.path.normpath(os.path.expanduser(p)) for p in allowed]
-        self.real = [real(os.path.abspath(p)) for p in self.lexical]
+        self.real = [self.resolve(os.path.abspath(p)) for p in self.lexical]
+        self._lex_or_real = self.lexical + self.real
+
+    def resolve(self, path: str) -> str:
+        """``real(path)``, once per path within this check."""
+        found = self._resolved.get(path)
+        if found is None:
+            found = self._resolved[path] = real(path)
+        return found
 
     def contains(self, value: str, cwd: str) -> bool:
         lexical = expand(value, cwd)
-        resolved = real(lexical)
-        lex_ok = any(is_within(lexical, r) for r in self.lexical + self.real)
+        resolved = self.resolve(lexical)
+        lex_ok = any(is_within(lexical, r) for r in self._lex_or_real)
         real_ok = any(is_within(resolved, r) for r in self.real)
         return lex_ok and real_ok
 
 
 def is_system_ancestor(path: str) -> bool:
     """True for ``/`` and for any directory that is, or contains, a system directory."""
-    return path == "/" or any(is_within(d, path) for d in SYSTEM_DIRS)
+    if path == "/":
+        return True
+    if _plain(path):  # every SYSTEM_DIRS entry is plain: is_within's prefix test, inlined
+        below = path + "/"
+        return any(d == path or d.startswith(below) for d in SYSTEM_DIRS)
+    return any(is_within(d, path) for d in SYSTEM_DIRS)
 
 
 def looks_like_path(value: str, cwd: str) -> bool:

@@ -72,8 +72,11 @@ def _scan(repo: Repo) -> None:
     pending = _config_files(repo.git_dir)
     seen: set[str] = set()
     while pending and len(seen) < _MAX_FILES:
-        path = os.path.realpath(pending.pop())
-        if path in seen or not os.path.isfile(path):
+        listed = pending.pop()
+        if not os.path.isfile(listed):  # the same answer as for its realpath, one stat instead
+            continue  # of a realpath walk (config.worktree and most candidates do not exist)
+        path = os.path.realpath(listed)
+        if path in seen:
             continue
         seen.add(path)
         text = _read(path)

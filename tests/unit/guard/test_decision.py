@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from parism.config import LoadedConfig, load_config
-from parism.guard import check
+from parism.guard import Setup, check
 
 
 def _load(tmp_path: Path, global_toml: str = "", **env: str) -> LoadedConfig:
@@ -41,6 +41,24 @@ def test_sandbox_class_per_command(tmp_path: Path, cmd: str, args: list[str], na
     assert (d.sandbox["namespace"], d.sandbox["network"]) == (namespace, network)
     assert d.sandbox["mode"] == "auto" and d.sandbox["limits"]["nproc"] == 64
     assert d.profile == "readonly"
+
+
+def test_a_kept_setup_gives_the_same_decisions_and_fresh_tables(tmp_path: Path) -> None:
+    cfg = _load(tmp_path, (
+        '[guard]\nallowed_commands = ["ls", "jq", "ps"]\n'
+        '[guard.command_policies.jq]\npositionals = "data"\nflags = { "-r" = "bool" }\n'
+        'sandbox = { limits = { as_mb = 0 } }\n'
+    ))
+    setup = Setup(cfg)
+    for cmd, args in (("jq", ["-r", "."]), ("ps", ["aux"]), ("ls", ["-la"]), ("jq", ["-r", "."])):
+        kept, fresh = check(cmd, args, None, cfg, setup), check(cmd, args, None, cfg)
+        assert kept == fresh
+        kept.sandbox["limits"]["as_mb"] = 1  # a caller changing its decision changes no other
+        kept.sandbox["mode"] = "off"
+        assert check(cmd, args, None, cfg, setup) == fresh
+    other = _load(tmp_path / "other", "[sandbox]\nnetwork = false\n")
+    curl = check("curl", ["-s", "https://example.com/"], None, other, setup)  # a Setup of another config
+    assert curl.network is False and curl.sandbox["network"] is False
 
 
 def test_sandbox_network_false_is_a_master_switch(tmp_path: Path) -> None:

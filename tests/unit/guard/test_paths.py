@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.paths import Roots, expand, is_system_ancestor, is_within, looks_like_path, real
+from parism.paths import SYSTEM_DIRS, Roots, expand, is_system_ancestor, is_within, looks_like_path, real
 
 
 @pytest.fixture
@@ -81,3 +81,41 @@ def test_looks_like_path(tree: Path) -> None:
     assert looks_like_path("dangling", proj)  # dangling symlinks count
     assert not looks_like_path("HEAD", proj)
     assert not looks_like_path("a\0b", proj)
+
+
+_PARTS = ["", "/", "//", "a", "ab", "a b", ".", "..", "/.", "/a", "/ab", "/./", "/a/"]
+
+
+def _defined_within(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:
+        return False
+
+
+def test_is_within_agrees_with_commonpath_on_every_path_shape() -> None:
+    # The prefix test is only a shortcut: on any spelling (doubled slashes, ".", "..", trailing
+    # slash, relative) it must give exactly the commonpath answer.
+    shapes = sorted({a + b for a in _PARTS for b in _PARTS} | {"/a/b/c", "/a/b", "/ab/c", "/a/../b"})
+    for path in shapes:
+        for root in shapes:
+            assert is_within(path, root) is _defined_within(path, root), (path, root)
+
+
+def test_system_ancestor_agrees_with_its_definition() -> None:
+    shapes = {a + b for a in _PARTS for b in _PARTS} | {"/usr", "/usr/", "/var/", "/usr/lib/x", "/va", "/usr//lib"}
+    shapes |= {os.path.dirname(d) for d in SYSTEM_DIRS} | set(SYSTEM_DIRS)
+    for path in sorted(shapes):
+        defined = path == "/" or any(_defined_within(d, path) for d in SYSTEM_DIRS)
+        assert is_system_ancestor(path) is defined, path
+
+
+def test_roots_resolve_again_on_the_next_check(tree: Path) -> None:
+    # Within one check a path is resolved once; a symlink swapped between checks is seen.
+    proj = tree / "proj"
+    os.symlink(proj / "src", proj / "moving")
+    before = Roots([str(proj)])
+    assert before.contains("moving/a.py", str(proj))
+    os.unlink(proj / "moving")
+    os.symlink(tree / "outside", proj / "moving")
+    assert not Roots([str(proj)]).contains("moving/secret", str(proj))
