@@ -30,7 +30,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import anyio
@@ -68,6 +68,7 @@ class Request:
     format: str | None = None
     include_diff: bool = False
     contract_version: str = "stable"
+    echo: Any = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Engine:
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
         self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
         self._probe_cwd = _probe_cwd(cfg)
+        self._guard_setup = guard_mod.Setup(cfg)
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -118,11 +120,11 @@ class Engine:
         if self.errors:
             self._audit(req, "error", "invalid_config", None, 0)
             return DryRunResult(would_pass=False, reason="invalid_config", message=self._config_message())
-        decision = guard_mod.check(cmd, req.args, cwd, self.cfg)
+        decision = guard_mod.check(cmd, req.args, cwd, self.cfg, self._guard_setup)
         if decision.allowed:
             self._audit(req, "allowed", None, None, 0)
             return DryRunResult(would_pass=True)
-        f = self._guard_failure(decision, cmd, req.args)
+        f = self._guard_failure(decision, req)
         self._audit(req, "blocked", f.reason, None, 0)
         return DryRunResult(would_pass=False, reason=f.reason, message=f.message, hint=f.hint)
 
@@ -201,13 +203,13 @@ class Engine:
         if bad is not None:
             return bad
         t0 = time.monotonic()
-        decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg)
+        decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg, self._guard_setup)
         guard_ms = (time.monotonic() - t0) * 1000
         if not decision.allowed:
-            failure = self._guard_failure(decision, req.cmd, req.args)
+            cwd = decision.cwd or (req.cwd or self.cfg.cwd)
+            failure = self._guard_failure(decision, req, cwd)
             self._audit(req, "blocked", failure.reason, None, 0)
-            args = self.redactor.mask_args(req.args, cmd=req.cmd)
-            return no_process(req.cmd, args, decision.cwd or (req.cwd or self.cfg.cwd), failure, guard=True)
+            return no_process(req.cmd, self.finisher.echo(req).args(), cwd, failure, guard=True)
         env = self.child_env.env
         binary = resolve_binary(req.cmd, env.get("PATH", ""))
         if isinstance(binary, SpawnError):
@@ -258,14 +260,15 @@ class Engine:
         return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
 
     def _no_process(self, req: Request, cwd: str, failure: Failure) -> Envelope:
-        failure = self.redactor.mask_failure(failure, args=req.args, cmd=req.cmd)
+        echo = self.finisher.echo(req, cwd)
+        failure = echo.failure(failure)
         self._audit(req, "allowed", failure.reason, None, 0)
-        return no_process(req.cmd, self.redactor.mask_args(req.args, cmd=req.cmd), cwd, failure)
+        return no_process(req.cmd, echo.args(), cwd, failure)
 
-    def _guard_failure(self, decision: Any, cmd: str, args: list[str]) -> Failure:
+    def _guard_failure(self, decision: Any, req: Request, cwd: str = "") -> Failure:
         """The guard's refusal with its echoes (message, hint) masked."""
         f = decision.failure or Failure(kind="guard", reason="arg_not_allowed", message="refused by the guard")
-        return self.redactor.mask_failure(f, args=args, cmd=cmd)
+        return self.finisher.echo(req, cwd).failure(f)
 
     def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
         if err.target != "binary" or err.code not in ("ENOENT", "EACCES"):
@@ -278,7 +281,7 @@ class Engine:
         """Would the live guard run this? Without a cwd, judged from a directory the guard
         accepts (the server's cwd when allowed, else the first allowed path), so a server
         started outside its allowed paths still shows its examples."""
-        return guard_mod.check(cmd, list(args), cwd or self._probe_cwd, self.cfg).allowed
+        return guard_mod.check(cmd, list(args), cwd or self._probe_cwd, self.cfg, self._guard_setup).allowed
 
     def _usable(self, cmd: str, args: list[str], cwd: str) -> bool:
         return self._passes(cmd, args, cwd) and isinstance(resolve_binary(cmd, self.child_env.env.get("PATH", "")), str)
@@ -286,11 +289,11 @@ class Engine:
     def _echo_masked(self, req: Request, env: Envelope) -> Envelope:
         """The envelope's own echoes of the request (``cmd``, ``cwd``) masked like its messages:
         a token typed as the command name or inside a path must not come back."""
-        mask = self._masker(str(req.cmd), [str(a) for a in req.args])
-        return env.model_copy(update={"cmd": mask(env.cmd), "cwd": mask(env.cwd)})
-
-    def _masker(self, cmd: str, args: list[str]) -> Callable[[str], str]:
-        return lambda text: self.redactor.mask_text(text, args=args, cmd=cmd)
+        echo = self.finisher.echo(req, env.cwd)
+        cmd, cwd = echo.text(env.cmd), echo.text(env.cwd)
+        if cmd == env.cmd and cwd == env.cwd:
+            return env  # nothing masked (the usual case): no copy of the envelope
+        return env.model_copy(update={"cmd": cmd, "cwd": cwd})
 
     def _config_message(self) -> str:
         return "invalid configuration: " + "; ".join(self.errors)
@@ -302,9 +305,9 @@ class Engine:
                duration_ms: int) -> None:
         if not self.audit.enabled:  # the default: no line, so nothing to mask either
             return
-        args = self.redactor.mask_args([str(a) for a in req.args], cmd=str(req.cmd))
-        mask = self._masker(str(req.cmd), [str(a) for a in req.args])
-        self.audit.record(tool=req.tool, cmd=mask(str(req.cmd)), args=args, cwd=mask(str(req.cwd or self.cfg.cwd)),
+        echo = self.finisher.echo(req)
+        self.audit.record(tool=req.tool, cmd=echo.text(str(req.cmd)), args=echo.args(),
+                          cwd=echo.text(str(req.cwd or self.cfg.cwd)),
                           decision=decision, reason=reason, exit_code=exit_code, duration_ms=duration_ms)
 
 

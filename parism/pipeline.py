@@ -36,6 +36,7 @@ from parism.executor import Capture
 from parism.paging import Page
 from parism.parsers import registry
 from parism.parsers.osinfo import normalize_os
+from parism.redact.echo import Echo
 from parism.results import exec_failure, exit_code_of, informative_exit, no_process
 from parism.sandbox import network_hint
 from parism.shape import shape
@@ -156,7 +157,7 @@ class Finisher:
         parse_ms = (time.monotonic() - t0) * 1000
         env = Envelope(
             ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal,
-            cmd=req.cmd, args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd=ran.decision.cwd,
+            cmd=req.cmd, args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
             diff=ran.diff, truncated=True if cap.stdout_truncated else None,
             failure=self._masked(req, body.failure), omission=(ran.omissions + body.omissions) or None,
@@ -172,7 +173,7 @@ class Finisher:
             omissions.append(Omission(stage="capture", reason=f"page cut at {byte_cap} bytes; use a smaller page_size"))
         return Envelope(
             ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal, cmd=req.cmd,
-            args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd=ran.decision.cwd,
+            args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=OutputField(raw=pg.raw), stderr=OutputField(raw=ran.stderr_text),
             diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut) else None, page_info=info,
             failure=self._masked(req, failure), omission=omissions or None,
@@ -190,7 +191,7 @@ class Finisher:
             omissions.append(Omission(stage="privacy", reason=f"stdout withheld: {masked.withheld_reason}"))
         body = self._body(req, masked.text, masked.withheld_reason is None, None, target)
         return Envelope(
-            ok=True, exitCode=0, cmd=req.cmd, args=self.redactor.mask_args(req.args, cmd=req.cmd), cwd="",
+            ok=True, exitCode=0, cmd=req.cmd, args=self.echo(req).args(), cwd="",
             duration_ms=0, stdout=body.stdout, stderr=OutputField(raw=""), diff=None,
             failure=self._masked(req, body.failure), omission=(omissions + body.omissions) or None,
         )
@@ -263,7 +264,15 @@ class Finisher:
     def _masked(self, req: Any, failure: Failure | None) -> Failure | None:
         if failure is None:
             return None
-        return self.redactor.mask_failure(failure, args=req.args, cmd=req.cmd)
+        return self.echo(req).failure(failure)
+
+    def echo(self, req: Any, cwd: str = "") -> Echo:
+        """The call's echo masks, made on first use and kept on the request: the envelope's
+        args, the failure, and the engine's cmd/cwd echoes share one argv reading and one gate
+        pass (``cwd``: the directory the envelope will echo, cleared in that pass)."""
+        if req.echo is None:
+            req.echo = self.redactor.echo([str(a) for a in req.args], str(req.cmd), expected=(str(req.cmd), cwd))
+        return req.echo
 
 
 @dataclass

@@ -18,6 +18,11 @@ _SECRET_FLAG = compile_re2(
     r"(?i)^(?:[a-z0-9]+[\-_])*(?:token|password|passwd|pass|passphrase|secret|api[\-_]?key"
     r"|apikey|auth|access[\-_]?key|private[\-_]?key|client[\-_]?secret|credentials?)$"
 )
+# What a name matching _SECRET_FLAG ends with, case-folded (RE2's (?i) also folds the Kelvin
+# sign to k and the long s to s; casefold() does too). A name without one of these endings cannot
+# match, so the common flag (`-la`, `--oneline`) costs no RE2 call.
+_SECRET_ENDINGS = ("token", "pass", "passwd", "password", "passphrase", "secret", "key", "auth",
+                   "credential", "credentials")
 # `-u user:password` / `--user user:password` (curl, wget and friends).
 _USER_FLAGS = frozenset({"-u", "--user", "--proxy-user"})
 # Clients that take the password glued to `-p` (`-pSECRET`); elsewhere `-p` means other things.
@@ -41,6 +46,7 @@ def _is_secret_flag(flag: str) -> bool:
         flag.startswith("-")
         and bool(name)
         and not name.lower().startswith("no-")
+        and name.casefold().endswith(_SECRET_ENDINGS)
         and _SECRET_FLAG.search(name) is not None
     )
 

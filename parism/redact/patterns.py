@@ -32,11 +32,20 @@ class PatternSpec:
     """A named redaction rule; ``name`` is what fixture redaction logs and tests refer to.
 
     ``ignore``: matched values (compared lower-cased) that are never masked by this rule.
+    ``gate``: a wider RE2 source for the redactor's one-pass gate only (it must match wherever
+    ``regex`` matches). Why: a bounded repetition that can start at every word (the URL scheme
+    ``{0,30}``) multiplies the gate's DFA states and doubled the cost of a clean 74 KB text;
+    the rule itself still runs with ``regex`` once the gate selects it.
     """
 
     name: str
     regex: str
     ignore: frozenset[str] = frozenset()
+    gate: str | None = None
+
+    @property
+    def gate_source(self) -> str:
+        return self.gate or self.regex
 
 
 # Characters a token may contain once its prefix is known (the URL-safe base64 alphabet).
@@ -121,6 +130,7 @@ DEFAULT_PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(
         "url_credentials",
         r"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/:@\"']{1,256}:(?P<secret>[^\s/@\"']+)@",
+        gate=r"://[^\s/:@\"']+:[^\s/@\"']+@",
     ),
     # HTTP Authorization headers: bearer tokens and basic credentials.
     PatternSpec("bearer_token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=\-]{8,})"),

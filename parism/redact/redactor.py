@@ -5,8 +5,9 @@ Why it is built this way:
 - every hit of every rule is collected against the *original* text, overlapping hits are merged
   and replaced in one pass, so one rule can never hide a secret from another by rewriting it;
 - text in which no built-in rule can match (most output) costs one RE2 pass (``_GATE``, one
-  alternation of every built-in rule); otherwise an RE2 Set picks the built-in rules that match
-  and only those run; user patterns always run on their own;
+  alternation of every built-in rule, or of its wider ``gate`` source); otherwise an RE2 Set
+  picks the built-in rules that may match and only those run; user patterns always run on
+  their own;
 - the fallback engine is bounded by a time budget per call; when it runs out, the text is
   withheld (``Masked.withheld_reason``) — fail closed, never returned unmasked;
 - an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from parism.envelope import Failure, RegexEngineReport, RegexFallback
-from parism.redact.argv import argv_secrets
+from parism.redact.echo import Echo
 from parism.redact.engine import (
     CompiledPattern,
     InvalidPattern,
@@ -37,7 +38,6 @@ from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 DEFAULT_MARKER = "[REDACTED]"
 FALLBACK_TIME_LIMIT_S = 0.25  # total budget of the fallback patterns for one text
 KUBE_RULE = "kubernetes_secret_data"
-MIN_LITERAL = 3  # shorter argument values are not searched for in messages (`-p a` ≠ every "a")
 PatternsMode = Literal["extend", "replace"]
 
 
@@ -82,7 +82,7 @@ _DEFAULTS = [compile_pattern(p.name, p.regex, p.ignore) for p in DEFAULT_PATTERN
 _TAILS = [compile_pattern(p.name, p.regex, p.ignore) for p in TRUNCATED_TAIL_PATTERNS]
 # Sources 0..n-1 are the default rules, source n the Kubernetes Secret test: a rule (or the kube
 # rule) the gate does not select cannot yield a hit in the text.
-_GATE = Gate([p.regex for p in DEFAULT_PATTERNS] + [KIND_SECRET_SOURCE])
+_GATE = Gate([p.gate_source for p in DEFAULT_PATTERNS] + [KIND_SECRET_SOURCE])
 _KUBE_SOURCE = len(DEFAULT_PATTERNS)
 
 
@@ -175,20 +175,30 @@ class Redactor:
         spans = merge([(h.start, h.end) for h in found.hits])
         return Masked(replace_spans(text, spans, self.marker), len(spans), None, found.fallback_ran)
 
+    def none_can_match(self, texts: Sequence[str]) -> bool:
+        """True when ``mask`` would return every one of ``texts`` unchanged, known from one gate
+        pass over them joined by newlines.
+
+        Why that is enough: a rule's match inside one text is still a match in the joined text
+        (the newline around it is what ``\\b``, ``(?m)^`` and ``(?m)$`` see at a text's ends; no
+        built-in source uses ``\\A`` or a non-multiline ``^``/``$``, and the one ``\\z``, an
+        unterminated private key, is still reached through ``[\\s\\S]*?``). User patterns may use
+        anything, so with user patterns (or invalid ones) the answer is always False."""
+        if self._user or self._problems or not self.enabled:
+            return False
+        return not self._use_builtin_rules or not _GATE.select("\n".join(texts))
+
+    def echo(self, args: Sequence[str], cmd: str | None = None, *, expected: Sequence[str] = ()) -> Echo:
+        """The masks of one call's echoes (``parism.redact.echo``): build once per call."""
+        return Echo(self, args, cmd, expected)
+
     def mask_args(self, args: Sequence[str], *, cmd: str | None = None) -> list[str]:
         """Arguments as they may be echoed: flag-positioned values and secret shapes masked."""
-        if not self.enabled:
-            return list(args)
-        out = list(args)
-        for s in reversed(argv_secrets(args, cmd)):
-            out[s.index] = out[s.index][: s.start] + self.marker + out[s.index][s.end :]
-        return [self._mask_or_marker(arg) for arg in out]
+        return Echo(self, args, cmd).args()
 
     def mask_failure(self, failure: Failure, *, args: Sequence[str] = (), cmd: str | None = None) -> Failure:
         """A failure's echoes (message, hint) masked like any other echo of the call."""
-        return failure.model_copy(update={
-            "message": self.mask_text(failure.message, args=args, cmd=cmd),
-            "hint": self.mask_text(failure.hint, args=args, cmd=cmd) if failure.hint else None})
+        return Echo(self, args, cmd).failure(failure)
 
     def mask_text(self, text: str, *, args: Sequence[str] = (), cmd: str | None = None) -> str:
         """Mask an echo (guard/failure message, hint, audit line) that may quote ``args``.
@@ -196,14 +206,4 @@ class Redactor:
         Besides the output patterns, every value that ``mask_args`` would hide is removed
         literally, so ``--password hunter2`` cannot come back inside a sentence.
         """
-        if not self.enabled or not text:
-            return text
-        for s in argv_secrets(args, cmd):
-            value = args[s.index][s.start : s.end]
-            if len(value) >= MIN_LITERAL:
-                text = text.replace(value, self.marker)
-        return self._mask_or_marker(text)
-
-    def _mask_or_marker(self, text: str) -> str:
-        masked = self.mask(text)
-        return self.marker if masked.withheld_reason is not None else masked.text
+        return Echo(self, args, cmd).text(text)

@@ -8,7 +8,7 @@ import pytest
 
 from parism.redact import Redactor
 from parism.redact import redactor as redactor_module
-from parism.redact.engine import Gate
+from parism.redact.engine import Gate, compile_re2
 from parism.redact.patterns import DEFAULT_PATTERNS
 from tests.unit.redact.leak_corpus import (
     ANTHROPIC,
@@ -136,6 +136,8 @@ GATE_TEXTS = [leak.text for leak in LEAKS] + [
     # shapes the leak corpus does not carry
     "xapp-1-A1B2C3D4E5F6G7", "whsec_" + "a1B2" * 6, "GOCSPX-" + "x9Y8" * 6, "dop_v1_" + "0f" * 32,
     "SG." + "a" * 20 + "." + "b" * 30,
+    # url_credentials at the ends of its bounds (the gate source has none)
+    "a" + "b+.-" * 7 + "cd://" + "u" * 256 + ":pw@host", "s3://k:" + "p" * 300 + "@bucket",
 ]
 
 
@@ -162,6 +164,15 @@ def test_gate_selects_a_builtin_rule_wherever_it_matches(index: int, pattern) ->
     assert texts, f"no corpus text exercises {pattern.name}"
     assert all(index in redactor_module._GATE.select(t) for t in texts)
     assert redactor_module._GATE.select("total 0\ndrwxr-xr-x 2 ada ada 4096 Jan  1 00:00 .\n") == frozenset()
+
+
+@pytest.mark.parametrize("pattern", [p for p in DEFAULT_PATTERNS if p.gate], ids=lambda p: p.name)
+def test_a_gate_source_matches_inside_every_match_of_its_rule(pattern) -> None:  # type: ignore[no-untyped-def]
+    """A wider gate source is safe only if it matches wherever the rule does."""
+    rule, gate = compile_re2(pattern.regex), compile_re2(pattern.gate)
+    matches = [m.group(0) for t in GATE_TEXTS for m in rule.finditer(t)]
+    assert len(matches) >= 3, f"too few corpus texts exercise {pattern.name}"
+    assert all(gate.search(m) for m in matches)
 
 
 def test_gate_selects_every_source_when_the_set_gives_up() -> None:
