@@ -24,6 +24,8 @@ FORCED: dict[str, str] = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": "/dev/null",
+    # git flushes after every line when stdout is a pipe; the whole output is read at once here
+    "GIT_FLUSH": "0",
     "NO_COLOR": "1",
     "TERM": "dumb",
     # tools that would otherwise reach the network or change state on a query command
