@@ -225,7 +225,7 @@ class _Reader:
         return True
 
     def long(self) -> None:
-        rows = list(map(RowParser(self.style, self.pin.now_year).row, self.lines))
+        rows = RowParser(self.style, self.pin.now_year).rows(self.lines)
         if self._single(rows):
             return
         entries = self.entries
