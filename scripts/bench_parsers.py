@@ -10,6 +10,11 @@ times of the parsing process, Parism and jc run alternately, medians kept.
 
     python scripts/bench_parsers.py            # full sizes
     python scripts/bench_parsers.py --scale 0.1 --repeat 1   # quick look
+    python scripts/bench_parsers.py --calls    # one engine call: parse and shape CPU per stage
+
+``--calls`` times the two in-process stages of one call on live output of this machine
+(``ls -la /usr/bin``, ``ps aux``, run as the engine runs them: C.UTF-8, UTC): the parse, and the
+shaping with the engine's defaults (``max_items`` 500, adaptive format), medians of CPU time.
 
 jc is a benchmark-only dependency: ``pip install jc`` (or ``pip install -e .[bench]``).
 """
@@ -17,7 +22,9 @@ jc is a benchmark-only dependency: ``pip install jc`` (or ``pip install -e .[ben
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -26,7 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from parism.parsers import registry  # noqa: E402
+from parism.config.model import Settings
+from parism.parsers import registry
+from parism.shape import shape
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "jc"
 
@@ -103,11 +112,39 @@ def paired_times(a: Callable[[], object], b: Callable[[], object], repeat: int) 
     return statistics.median(ta), statistics.median(tb)
 
 
+CALLS = [("ls -la /usr/bin", "ls", ["-la", "/usr/bin"]), ("ps aux", "ps", ["aux"])]
+
+
+def per_call(repeat: int) -> int:
+    """Parse and shape CPU time of one call, per stage (see the module docstring)."""
+    settings = Settings()
+    thresholds = settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TZ": "UTC"}
+    print(f"{'call':16s} {'lines':>6s} {'parse ms':>9s} {'shape ms':>9s}")
+    for name, cmd, args in CALLS:
+        text = subprocess.run([cmd, *args], capture_output=True, text=True, env=env, check=False).stdout
+        outcome = registry.parse(cmd, args, text, "linux")
+        if outcome.parsed is None or outcome.parser is None:
+            print(f"{name}: not parsed")
+            return 1
+        parsed, rows_key = outcome.parsed, outcome.parser.rows_key
+        t_parse = [cpu_time(lambda: registry.parse(cmd, args, text, "linux")) for _ in range(repeat)]  # noqa: B023
+        t_shape = [cpu_time(lambda: shape(parsed, requested=None, rows_key=rows_key,  # noqa: B023
+                                          max_items=settings.guard.max_items, thresholds=thresholds))
+                   for _ in range(repeat)]
+        print(f"{name:16s} {text.count(chr(10)):6d} {statistics.median(t_parse) * 1e3:9.3f} "
+              f"{statistics.median(t_shape) * 1e3:9.3f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every input size (default 1)")
     ap.add_argument("--repeat", type=int, default=5, help="alternating runs per measurement; medians are kept")
+    ap.add_argument("--calls", action="store_true", help="per-call parse and shape time of live ls and ps")
     opts = ap.parse_args()
+    if opts.calls:
+        return per_call(max(opts.repeat, 200))
     try:
         import jc  # type: ignore[import-untyped]
     except ImportError:
@@ -129,8 +166,8 @@ def main() -> int:
                 print(f"{name}: parism could not parse the input: {why}")
                 failures.append(name)
                 break
-            t_parism, t_jc = paired_times(lambda: registry.parse(cmd, args, text, "linux"),
-                                          lambda: jc.parse(jc_name, text, quiet=True), opts.repeat)
+            t_parism, t_jc = paired_times(lambda: registry.parse(cmd, args, text, "linux"),  # noqa: B023
+                                          lambda: jc.parse(jc_name, text, quiet=True), opts.repeat)  # noqa: B023
             results[label] = (t_parism, t_jc)
             print(f"{name:12s} {label:>8s} {lines:8d} {lines / t_parism:12,.0f} {lines / t_jc:12,.0f} "
                   f"{t_jc / t_parism:7.2f}x", end="")

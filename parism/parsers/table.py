@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from parism.parsers.contract import Unrecognized
 
 _WS = re.compile(r"\S+")
+_CELL_END = re.compile(r"\s{2,}|\s(?=\S)")  # where an overflowing cell of ``HeaderTable.slice`` ends
 
 
 def split_row(line: str, n: int) -> list[str] | None:
@@ -90,7 +91,7 @@ class HeaderTable:
         for i, col in enumerate(self.columns):
             end = starts[i + 1] if i + 1 < len(starts) else len(line)
             if i + 1 < len(starts) and end < len(line) and end > 0 and line[end - 1] != " ":
-                m = re.compile(r"\s{2,}|\s(?=\S)").search(line, end)
+                m = _CELL_END.search(line, end)
                 end = m.start() if m else len(line)
             out[col.name] = line[pos:end].strip()
             pos = end
