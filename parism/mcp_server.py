@@ -1,26 +1,33 @@
 """MCP stdio server: four tools that hand their arguments to the engine and serialise its answer.
 
-The server holds no pipeline logic.  Each tool returns ``Annotated[CallToolResult, Model]`` so we
-control the text block (compact JSON, the same bytes as ``structuredContent``) and ``isError``
-(spec decision 11) while the SDK still publishes and checks the ``outputSchema``.  Cancellation
-reaches the engine as anyio cancellation of the tool task (the engine kills the child tree);
-:func:`_exit_on_signal` turns SIGTERM/SIGINT/SIGHUP into the same cancellation, because the SDK
-does not handle them and a dying server would otherwise orphan its children.
+The server holds no pipeline logic.  Each tool returns a ``CallToolResult`` so we control the text
+block (compact JSON, the same bytes as ``structuredContent``) and ``isError`` (spec decision 11);
+its ``outputSchema`` is the one the SDK derives for ``Annotated[CallToolResult, Model]``, computed
+once per model (:func:`output_schema`).  Cancellation reaches the engine as anyio cancellation of
+the tool task (the engine kills the child tree); :func:`_exit_on_signal` turns SIGTERM/SIGINT/SIGHUP
+into the same cancellation, because the SDK does not handle them and a dying server would
+otherwise orphan its children.
+
+Start-up is on the critical path of a client's ``tools/list``: no ``from __future__ import
+annotations`` (the SDK would evaluate each tool's annotation strings again), the engine is built
+only once the tool list is out (:class:`LazyEngine`, :func:`_warm_up`).
 """
 
-from __future__ import annotations
-
+import functools
 import gc
 import logging
 import os
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import anyio
+import anyio.lowlevel
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool as RegisteredTool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 from pydantic_core import to_json
@@ -88,7 +95,8 @@ def _dry_run_is_error(result: DryRunResult) -> bool:
 def tool_result(model: WireModel, is_error: bool) -> CallToolResult:
     """Wrap a wire model: structuredContent and a compact text copy carry the same JSON."""
     wire = model.to_wire()
-    # Same bytes as json.dumps(separators=(",", ":"), ensure_ascii=False), about 3x faster.
+    # Compact, non-ASCII kept, about 3x faster than json.dumps (which writes tiny floats as
+    # 1e-05 where this writes 0.00001: the CLI and the MCP text differ there).
     text = to_json(wire).decode()
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=wire, is_error=is_error
@@ -111,25 +119,25 @@ class LazyEngine:
     annotations) is loaded up front.
     """
 
-    def __init__(self, cfg: LoadedConfig, engine: Engine | None = None) -> None:
+    def __init__(self, cfg: "LoadedConfig", engine: "Engine | None" = None) -> None:
         self.cfg = cfg
         self._engine = engine
         self._lock = anyio.Lock()
 
-    async def get(self) -> Engine:
+    async def get(self) -> "Engine":
         if self._engine is None:
             async with self._lock:
                 if self._engine is None:
                     self._engine = await anyio.to_thread.run_sync(self._build)
         return self._engine
 
-    def _build(self) -> Engine:
+    def _build(self) -> "Engine":
         from parism.engine import Engine
 
         return Engine(self.cfg)
 
 
-async def _guarded(name: str, engine: LazyEngine, call: Callable[[Engine], Awaitable[M]]) -> M:
+async def _guarded(name: str, engine: LazyEngine, call: "Callable[[Engine], Awaitable[M]]") -> M:
     """Count the call, and turn an unexpected engine exception into a readable tool error."""
     InFlight.count += 1
     try:
@@ -174,7 +182,7 @@ async def _with_progress(ctx: Context | None, work: Awaitable[M]) -> M:
     return result
 
 
-def run_annotations(cfg: LoadedConfig) -> ToolAnnotations:
+def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:
     """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
     read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
     master = cfg.settings.sandbox.network  # false takes the network from every command
@@ -201,12 +209,37 @@ class ParismServer(MCPServer):
         return tools
 
 
-def build_server(engine: LazyEngine, version: str) -> ParismServer:
-    """Register the four tools on a fresh server bound to ``engine``."""
-    server = ParismServer("parism", version=version, instructions=INSTRUCTIONS)
-    exec_hints = run_annotations(engine.cfg)
+@functools.cache
+def output_schema(model: type[WireModel]) -> dict[str, Any]:
+    """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (its own code
+    path, so the same bytes), built once per model: run and run_paged share the Envelope's, the
+    largest (about 12 ms of start-up CPU each time it is generated)."""
+    schema = FuncMetadata(arg_model=ArgModelBase, output_model=model).output_schema
+    assert schema is not None  # the SDK raises if a model cannot be given one
+    return schema
 
-    @server.tool(name="run", title="Run a command", annotations=exec_hints)
+
+def build_server(engine: LazyEngine, version: str) -> ParismServer:
+    """A fresh server with the four tools bound to ``engine``."""
+    exec_hints = run_annotations(engine.cfg)
+    tools: list[RegisteredTool] = []
+
+    def tool(model: type[WireModel], **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register a tool returning ``CallToolResult`` that publishes ``model``'s schema.
+
+        The SDK does not validate the result against ``model`` again (a schema published without
+        an ``output_model`` is advertised, not checked): ``structuredContent`` is that model's dump.
+        """
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            made = RegisteredTool.from_function(fn, **options)
+            made.fn_metadata.output_schema = output_schema(model)
+            tools.append(made)
+            return fn
+
+        return register
+
+    @tool(Envelope, name="run", title="Run a command", annotations=exec_hints)
     async def run(
         cmd: Cmd,
         args: Args = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
@@ -214,7 +247,7 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
         format: Format = None,
         includeDiff: IncludeDiff = False,
         ctx: Context | None = None,
-    ) -> Annotated[CallToolResult, Envelope]:
+    ) -> CallToolResult:
         """Run an allowlisted command (no shell) and return its parsed output as a JSON envelope."""
         env = await _guarded(
             "run",
@@ -223,7 +256,7 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
         )
         return tool_result(env, is_tool_error(env.failure))
 
-    @server.tool(name="run_paged", title="Run a command, page its output", annotations=exec_hints)
+    @tool(Envelope, name="run_paged", title="Run a command, page its output", annotations=exec_hints)
     async def run_paged(
         cmd: Cmd,
         args: Args = [],  # noqa: B006
@@ -235,7 +268,7 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
         ] = None,
         includeDiff: IncludeDiff = False,
         ctx: Context | None = None,
-    ) -> Annotated[CallToolResult, Envelope]:
+    ) -> CallToolResult:
         """Run a command and return one page of its raw output lines (no parsing); see page_info."""
         env = await _guarded(
             "run_paged",
@@ -246,25 +279,25 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
         )
         return tool_result(env, is_tool_error(env.failure))
 
-    @server.tool(name="describe", title="Describe the environment", annotations=READ_ONLY)
+    @tool(DescribeResult, name="describe", title="Describe the environment", annotations=READ_ONLY)
     async def describe(
         cmd: Annotated[
             str | None,
             Field(description="A command name: show only its policy, parser and examples."),
         ] = None,
-    ) -> Annotated[CallToolResult, DescribeResult]:
+    ) -> CallToolResult:
         """Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules."""
         # A worker thread: the first describe may probe the sandbox (spawns bwrap).
         res = await _guarded("describe", engine, lambda e: anyio.to_thread.run_sync(e.describe, cmd))
         return tool_result(res, is_tool_error(res.failure))
 
-    @server.tool(name="dry_run", title="Check a command against the guard", annotations=READ_ONLY)
-    async def dry_run(cmd: Cmd, args: Args = [], cwd: Cwd = None) -> Annotated[CallToolResult, DryRunResult]:  # noqa: B006
+    @tool(DryRunResult, name="dry_run", title="Check a command against the guard", annotations=READ_ONLY)
+    async def dry_run(cmd: Cmd, args: Args = [], cwd: Cwd = None) -> CallToolResult:  # noqa: B006
         """Run only the guard: would this command be allowed? Nothing is executed."""
         res = await _guarded("dry_run", engine, lambda e: anyio.to_thread.run_sync(e.dry_run, cmd, args, cwd))
         return tool_result(res, _dry_run_is_error(res))
 
-    return server
+    return ParismServer("parism", version=version, instructions=INSTRUCTIONS, tools=tools)
 
 
 #: Seconds a termination signal leaves cancelled calls to kill their children before we exit.
@@ -284,7 +317,7 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
     timer.start()
     scope.cancel()
     with anyio.CancelScope(shield=True):
-        await anyio.sleep(0)  # let the cancelled handlers start their cleanup
+        await anyio.lowlevel.checkpoint()  # let the cancelled handlers start their cleanup
         while InFlight.count:
             await anyio.sleep(0.01)
     logging.shutdown()
@@ -294,13 +327,21 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
 #: A client that calls tools without listing them first still gets a warm engine this soon.
 WARM_UP_FALLBACK_S = 1.0
 
+#: ``list_tools`` returns before its answer is serialised and written (by worker threads); a
+#: build started at once holds the GIL against them: tools/list took ~11 ms instead of ~5 ms.
+ANSWER_GRACE_S = 0.02
+
 
 async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
-    """Build the engine right after the handshake (not during it: the GIL would slow it down)."""
+    """Build the engine right after the handshake (not during it: the GIL would slow it down).
+
+    A tool call arriving first starts the build itself (every tool awaits ``engine.get()``).
+    """
     server.tools_listed = anyio.Event()
     try:
         with anyio.move_on_after(WARM_UP_FALLBACK_S):
             await server.tools_listed.wait()
+            await anyio.sleep(ANSWER_GRACE_S)
         await engine.get()
     finally:
         # Everything built so far (the SDK's and our models, the engine) lives as long as the

@@ -4,9 +4,10 @@ Every table forbids unknown keys (spec decision 2: a typo is an error naming the
 silently ignored value).  Defaults here are the *code* defaults (origin ``default``); the shipped
 profile files override most of them (origin ``profile:<file>``), so a profile is readable on its
 own.  Key names are documented in docs/configuration.md.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations``: pydantic would evaluate every annotation string when
+it builds the classes, and ``parism serve`` builds them before it can answer ``tools/list``.
+"""
 
 from typing import Any, Literal
 
