@@ -59,7 +59,7 @@ class HeaderTable:
     columns: tuple[Column, ...]
 
     @classmethod
-    def from_header(cls, header: str, names: Sequence[str] | None = None) -> "HeaderTable":
+    def from_header(cls, header: str, names: Sequence[str] | None = None) -> HeaderTable:
         """Locate columns. ``names`` lists multi-word header names (e.g. ``"MEM USAGE / LIMIT"``,
         ``"Mounted on"``) in order; without it each header word is one column."""
         cols: list[Column] = []
@@ -169,7 +169,7 @@ def _column_for(cols: Sequence[Column], s: int, e: int) -> int:
 
 
 _UNITS = {"": 1, "B": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5, "E": 1024**6}
-_SIZE_RE = re.compile(r"^\s*([0-9]+(?:[.,][0-9]+)?)\s*([KMGTPE]?)(i?)([B]?)\s*$", re.I)
+_SIZE_RE = re.compile(r"^\s*([0-9]+(?:[.,][0-9]+)?)\s*([KMGTPE]?)(i?)([B]?)\s*$", re.IGNORECASE)
 
 
 def human_to_bytes(text: str, base: int = 1024) -> int | None:
@@ -180,7 +180,7 @@ def human_to_bytes(text: str, base: int = 1024) -> int | None:
     num = float(m.group(1).replace(",", "."))
     unit = m.group(2).upper()
     power = "KMGTPE".find(unit) + 1 if unit else 0
-    return int(round(num * (base**power)))
+    return round(num * (base**power))
 
 
 _INT = re.compile(r"[+-]?\d+")

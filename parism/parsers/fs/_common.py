@@ -26,7 +26,7 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     if lines and text.count("\r\n") >= len(lines) - 1 and all(ln.endswith("\r") for ln in lines[:-1]):
-        return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        return [ln.removesuffix("\r") for ln in lines]
     return lines
 
 

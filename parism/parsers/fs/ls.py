@@ -36,15 +36,19 @@ from parism.parsers.fs._lsrow import (
 from parism.parsers.hints import drop_args
 from parism.policy.tokenize import Tokens
 
-_BOOL = (
-    "-l -n -g -o -G -a -A -t -r -R -S -1 -d -U -X -v -c -u -k -N -B -F -p -h -H -L -i -s -b -Q -f -q "
-    "--all --almost-all --recursive --reverse --directory --inode --size --numeric-uid-gid --escape "
-    "--quote-name --literal --dereference --dereference-command-line --group-directories-first "
-    "--no-group --classify --file-type --human-readable --si --full-time --ignore-backups "
-    "--hide-control-chars --show-control-chars --kibibytes -C -x -m -Z --context --author"
-).split()
-_VALUE = ("--sort --time --format --time-style --indicator-style --quoting-style -I --ignore --hide -w --width "
-          "--block-size").split()
+_BOOL = [
+    "-l", "-n", "-g", "-o", "-G", "-a", "-A", "-t", "-r", "-R", "-S", "-1", "-d", "-U", "-X", "-v", "-c",
+    "-u", "-k", "-N", "-B", "-F", "-p", "-h", "-H", "-L", "-i", "-s", "-b", "-Q", "-f", "-q", "--all",
+    "--almost-all", "--recursive", "--reverse", "--directory", "--inode", "--size", "--numeric-uid-gid",
+    "--escape", "--quote-name", "--literal", "--dereference", "--dereference-command-line",
+    "--group-directories-first", "--no-group", "--classify", "--file-type", "--human-readable", "--si",
+    "--full-time", "--ignore-backups", "--hide-control-chars", "--show-control-chars", "--kibibytes", "-C",
+    "-x", "-m", "-Z", "--context", "--author"
+]
+_VALUE = [
+    "--sort", "--time", "--format", "--time-style", "--indicator-style", "--quoting-style", "-I",
+    "--ignore", "--hide", "-w", "--width", "--block-size"
+]
 # -T: macOS/BSD "full time" (bool); GNU "-T COLS" tab size (only matters with -C). "attached" reads both.
 FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
                          "--colour": "attached", "--hyperlink": "attached", "-T": "attached"}

@@ -241,7 +241,7 @@ class _Rows:
 
 def _columns_regex(kinds: list[str]) -> re.Pattern[str]:
     """One token per column, five for ``lstart``, the last column to the end of the line."""
-    token, five = r"\s*(\S++)", r"\s*(\S++(?:\s++\S++){%d})" % (_LSTART_TOKENS - 1)
+    token, five = r"\s*(\S++)", rf"\s*(\S++(?:\s++\S++){{{_LSTART_TOKENS - 1}}})"
     pattern = "".join(five if kind == "lstart" else token for kind in kinds[:-1])
     if kinds:
         pattern += (five if kinds[-1] == "lstart" else token)[:-1] + ".*)"
