@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from parism.cli.common import EXIT_USAGE, add_command_operand, command_of, emit, exit_status
+from parism.cli.common import (
+    EXIT_USAGE,
+    add_command_operand,
+    command_of,
+    emit,
+    exit_status,
+)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -23,7 +23,8 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from parism import __version__  # parism/__init__ is lazy: no engine, no pydantic
+        # parism/__init__ is lazy: no engine, no pydantic
+        from parism import __version__
 
         sys.stdout.write(f"parism {__version__}\n")
         parser.exit()

@@ -45,7 +45,7 @@ from parism.config.model import (
 from parism.config.profiles import load_profile
 from parism.config.trust import widening
 
-__all__ = ["ConfigProblem", "LoadedConfig", "load_config", "Settings", "Profile", "CommandPolicy"]
+__all__ = ["CommandPolicy", "ConfigProblem", "LoadedConfig", "Profile", "Settings", "load_config"]
 
 
 @dataclass
