@@ -55,7 +55,7 @@ class Sandbox:
     """The sandbox stage of one engine: settings, the probe result (once), the pool."""
 
     def __init__(self, settings: Any, allowed_paths: Any, server_cwd: str, *,
-                 pool_size: int = 1, unprivileged_uid: int = identity.NOBODY) -> None:
+                 pool_size: int = 2, unprivileged_uid: int = identity.NOBODY) -> None:
         self.settings = settings
         self.mode: str = planning.setting(settings, "mode", "auto") or "auto"
         self.allowed_paths = allowed_paths
