@@ -398,7 +398,8 @@ def report_cold(cells: dict[str, Cell]) -> None:
           f"{parism_cpu - own_cpu_ms:+.1f} ms CPU (Parism's own start-up work)")
 
 
-async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[str, Runner] | None) -> None:
+async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[str, Runner] | None,
+                    only: str | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="parism-bench-") as tmp:
         root = Path(tmp).resolve()
         root.chmod(0o755)  # the sandbox runs commands as an unprivileged user: let it mount this
@@ -409,6 +410,7 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
             Command("ps aux", ["ps", "aux"], str(root)),
             Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
         ]
+        commands = [c for c in commands if only is None or c.argv[0] == only]
         async with AsyncExitStack() as stack:
             variants, skipped = await open_variants(stack, root, cfg, commands)
             variants.update({name: Variant(run, own_cpu) for name, run in (extra_variants or {}).items()})
@@ -418,6 +420,8 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
                   f"{os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}")
             cells = await measure_calls(variants, commands, iterations)
         report_calls(cells, commands, list(variants))
+        if cold_rounds < 1:
+            return
         cold = await measure_cold({"parism": (parism_params(root, cfg), "parism serve"),
                                    "floor": (floor_params(root), "floor_server.py"),
                                    "floor-gc-off": (floor_params(root, gc_off=True), "floor_server_gc_off.py")},
@@ -429,9 +433,10 @@ def main(extra_variants: Mapping[str, Runner] | None = None, argv: list[str] | N
     """Run the benchmark; ``extra_variants`` adds rows (name → async fn(argv, cwd))."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--cold", type=int, default=8, help="cold-start rounds per server")
+    ap.add_argument("--cold", type=int, default=8, help="cold-start rounds per server (0: skip)")
+    ap.add_argument("--only", choices=["ls", "ps", "git"], help="measure one command (more iterations, less time)")
     ns = ap.parse_args(argv)
-    asyncio.run(run_bench(ns.iterations, ns.cold, extra_variants))
+    asyncio.run(run_bench(ns.iterations, ns.cold, extra_variants, ns.only))
 
 
 if __name__ == "__main__":
