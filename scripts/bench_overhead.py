@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What Parism costs per call, measured against what any MCP server costs.
 
-One run, interleaved (every iteration calls every variant once, in turn, so load drift hits them
-all alike), for each command (`ls -la /usr/bin`, `ps aux`, `git log --oneline -n 50` in a
-throwaway repo with 60 commits):
+One run, interleaved (every iteration calls every variant once, in a shuffled order, so load
+drift and what one variant leaves running hit them all alike), for each command (`ls -la
+/usr/bin`, `ps aux`, `git log --oneline -n 50` in a throwaway repo with 60 commits):
 
   bare        subprocess.run of the same argv (no MCP, no Parism)
   engine      Parism's engine in-process (`await engine.arun(...)`)
@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -314,9 +315,14 @@ async def measure_calls(variants: Mapping[str, Variant], commands: list[Command]
     for c in commands:  # one warm-up call each (page cache, imports, parser registry)
         for v in variants.values():
             await v.run(c.argv, c.cwd)
+    order = list(variants.items())
+    shuffler = random.Random(1)
     for _ in range(iterations):
         for c in commands:
-            for name, v in variants.items():
+            # A fresh order every round: what one variant leaves running (the sandbox pool's
+            # refill starts 25 ms after a call) must not always land on the same next variant.
+            shuffler.shuffle(order)
+            for name, v in order:
                 cell = cells[(c.label, name)]
                 cpu0 = v.cpu_s() if v.cpu_s else 0.0
                 own0 = time.process_time()
