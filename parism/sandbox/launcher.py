@@ -16,6 +16,7 @@ command's stdout/stderr are extra fds that only the helper hands on.
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import queue
 import select
@@ -48,6 +49,39 @@ def helper_code() -> str:
     return Path(__file__).with_name("_helper.py").read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=1)
+def helper_source_fd() -> int:
+    """The helper's source in a sealed memfd, made once per process and inherited by every
+    sandbox, which runs it as ``/proc/self/fd/N``.
+
+    Why not ``python -c SOURCE``: a command line is world-readable, and every ``ps aux`` of a
+    ``host_procs`` call printed each pre-started sandbox's 7 KB of helper source (measured:
+    142 KB of a 150 KB ``ps aux``, past the default output cap). Sealed, the file cannot be
+    changed by anyone who later gets hold of the descriptor."""
+    return _sealed_memfd("parism-sandbox-helper", helper_code().encode())
+
+
+def options_fd(options: list[str]) -> int:
+    """bwrap's options, NUL-separated in a sealed memfd for ``--args`` (bwrap reads them from
+    there): its own command line, also printed by ``ps``, then only names the fd."""
+    return _sealed_memfd("parism-bwrap-args", b"".join(os.fsencode(o) + b"\0" for o in options))
+
+
+def _sealed_memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def oom_prefix(score: int) -> list[str]:
     """Run bwrap under ``choom`` so bwrap, its PID 1, the helper and the command all inherit the
     raised OOM score (it is inherited across fork; raising it needs no privilege). choom
@@ -66,12 +100,13 @@ def switch_user(user: RunAs) -> tuple[list[str], dict[str, Any]]:
     return [], {"user": user.uid, "group": user.gid, "extra_groups": []}
 
 
-def helper_command(plan: Plan, control_fd: int, out_fd: int, err_fd: int) -> list[str]:
-    """The system Python running _helper.py, isolated (-I) and without site (-S): fast start,
-    nothing from the environment or the working directory is imported. The plan's limits
-    and seccomp choice go on its command line: they are applied before the hand-over."""
+def helper_command(plan: Plan, source_fd: int, control_fd: int, out_fd: int, err_fd: int) -> list[str]:
+    """The system Python running _helper.py (read from ``source_fd``), isolated (-I) and
+    without site (-S): fast start, nothing from the environment or the working directory is
+    imported. The plan's limits and seccomp choice go on its command line: they are applied
+    before the hand-over."""
     limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
-    return [plan.python, "-I", "-S", "-c", helper_code(), str(control_fd), str(out_fd), str(err_fd),
+    return [plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd), str(out_fd), str(err_fd),
             "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits]
 
 
@@ -131,16 +166,20 @@ class Prepared:
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         inherited = (control_r, out_w, err_w)
+        source_fd = helper_source_fd()
+        inner = helper_command(plan, source_fd, control_r, out_w, err_w)
+        options = build_argv(plan, inner)[: -len(inner) - 1]  # everything before "--"
         user = plan.run_as
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
+        args_fd = options_fd(options)
         argv = [*(self.cgroup.wrapper() if self.cgroup else []), *oom_prefix(plan.oom_score_adj), *drop,
-                plan.bwrap, *build_argv(plan, helper_command(plan, control_r, out_w, err_w))]
+                plan.bwrap, "--args", str(args_fd), "--", *inner]
         try:
             self.proc = subprocess.Popen(
                 argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=status_w, start_new_session=True, close_fds=True, pass_fds=inherited,
-                **popen_user,
+                stderr=status_w, start_new_session=True, close_fds=True,
+                pass_fds=(*inherited, source_fd, args_fd), **popen_user,
             )
         except BaseException:
             for fd in (self._control_w, status_r, out_r, err_r):
@@ -149,7 +188,7 @@ class Prepared:
                 self.cgroup.remove()
             raise
         finally:
-            for fd in (*inherited, status_w):
+            for fd in (*inherited, status_w, args_fd):
                 os.close(fd)
         self.outer = _pidfd(self.proc.pid)
         self.inner: int | None = None

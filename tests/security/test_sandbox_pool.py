@@ -182,3 +182,23 @@ def test_discarding_a_sandbox_during_its_setup_leaves_nothing(sandbox_factory, w
     while stragglers(workspace.name) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert stragglers(workspace.name) == []
+
+
+def test_waiting_sandbox_command_lines_are_short_and_hold_no_source_or_env(sandbox_factory, workspace: Path) -> None:
+    """Every ``ps aux`` of a host_procs call prints the command lines of the pre-started
+    sandboxes: bwrap's options (mounts, environment) come from a memfd (``--args``) and the
+    helper's source from another, so neither is on a command line."""
+    sb = sandbox_factory([str(workspace)])
+    plan = sb.plan(decision(), make_spec([SH], str(workspace)))
+    prepared = Prepared(plan)
+    try:
+        prepared.wait_ready()
+        tree = [psutil.Process(prepared.proc.pid), *psutil.Process(prepared.proc.pid).children(recursive=True)]
+        lines = [" ".join(p.cmdline()) for p in tree]
+        assert any("/proc/self/fd/" in line for line in lines), lines  # the helper is in the tree
+        for line in lines:
+            assert len(line) < 400, line
+            assert "def main" not in line and "--setenv" not in line and "--ro-bind" not in line, line
+    finally:
+        prepared.discard()
+    assert prepared.proc.poll() is not None
