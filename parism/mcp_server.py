@@ -332,6 +332,10 @@ WARM_UP_FALLBACK_S = 1.0
 ANSWER_GRACE_S = 0.02
 
 
+#: Allocations between young collections in the server (Python's default: 700).
+GEN0_THRESHOLD = 10_000
+
+
 async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
     """Build the engine right after the handshake (not during it: the GIL would slow it down).
 
@@ -347,8 +351,12 @@ async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
         # Everything built so far (the SDK's and our models, the engine) lives as long as the
         # server: frozen, it stays out of the full collections that a call's parsed rows
         # trigger (each one walked all of it: ~100 ms). ``parism serve`` starts with the
-        # collector off; from here on it runs.
+        # collector off; from here on it runs, with a young generation sized for a call's
+        # answer: at the default 700 allocations a 500-row listing (~30k objects, none in a
+        # cycle) set off dozens of young collections, each walking the rows built so far
+        # (measured: ls -la /usr/bin 11.2 -> 10.4 ms CPU per call with 10 000).
         gc.freeze()
+        gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
         gc.enable()
 
 

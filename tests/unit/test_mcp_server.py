@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from parism.mcp_server import ParismServer, _warm_up
+from parism.mcp_server import GEN0_THRESHOLD, ParismServer, _warm_up
 
 
 class _Built:
@@ -22,7 +22,7 @@ class _Built:
         return object()
 
 
-def _warm(engine: _Built) -> tuple[bool, int]:
+def _warm(engine: _Built) -> tuple[bool, int, int]:
     server = ParismServer("t", version="0")
 
     async def main() -> None:
@@ -38,22 +38,24 @@ def _warm(engine: _Built) -> tuple[bool, int]:
             except RuntimeError:
                 pass
 
-    was = gc.isenabled()
+    was, threshold = gc.isenabled(), gc.get_threshold()
     gc.disable()  # as ``parism serve`` starts
     try:
         anyio.run(main)
-        return gc.isenabled(), gc.get_freeze_count()
+        return gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()[0]
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
         if was:
             gc.enable()
 
 
 def test_warm_up_freezes_what_was_built_and_turns_the_collector_on() -> None:
-    enabled, frozen = _warm(_Built())
+    enabled, frozen, young = _warm(_Built())
     assert enabled and frozen > 0
+    assert young == GEN0_THRESHOLD > 700  # a call's answer does not set off dozens of collections
 
 
 def test_collector_is_back_on_even_when_the_engine_build_fails() -> None:
-    enabled, _ = _warm(_Built(fail=True))
+    enabled, _, _ = _warm(_Built(fail=True))
     assert enabled
