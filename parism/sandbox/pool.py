@@ -13,8 +13,9 @@ helper's start take ~20 ms of CPU on a 2-core machine). Measured interleaved in 
 25.8 ms, ``git log`` 8.7 → 7.9 ms at the median. A call that finds no ready sandbox (the
 refill not begun or not finished) starts one of its own, as any miss does; the refill still
 comes, and after a miss it does not wait (on a loaded machine a refill can take ~100 ms: the
-delay alone raised the misses at 120 ms between calls from 3 to 18 in 75). (Handing such a call the sandbox still being started was tried: in a burst each call
-then waited for the one before it, where two sandboxes starting side by side overlap.)
+delay alone raised the misses at 120 ms between calls from 3 to 18 in 75). (Handing such a
+call the sandbox still being started was tried: in a burst each call then waited for the one
+before it, where two sandboxes starting side by side overlap.)
 
 Bounds: ``per_plan`` ready entries for at most ``max_plans`` plans (least recently used plan
 evicted); an entry older than ``max_age_s``, or whose bind sources are no longer the inodes it
@@ -47,8 +48,7 @@ class Pool:
         self._ready: OrderedDict[Plan, deque[tuple[float, Prepared]]] = OrderedDict()
         self._lock = threading.Lock()
         self._todo: queue.SimpleQueue[tuple[Plan, float] | None] = queue.SimpleQueue()
-        self._closed = False
-        self._closing = threading.Event()
+        self._closed = threading.Event()  # set once by close(), under the lock
         self.hits = 0
         self.misses = 0
         self._late = False  # the last take found nothing ready: the next refill does not wait
@@ -69,7 +69,7 @@ class Pool:
         else:
             self.misses += 1
             entry = Prepared(plan)
-        entry.on_end = lambda: None if self._closed else self._todo.put((plan, time.monotonic()))
+        entry.on_end = lambda: None if self._closed.is_set() else self._todo.put((plan, time.monotonic()))
         return entry
 
     def _pop(self, plan: Plan) -> Prepared | None:
@@ -93,7 +93,7 @@ class Pool:
         while (job := self._todo.get()) is not None:
             plan, ended_at = job
             delay = 0.0 if self._late else self.refill_delay_s
-            if self._closing.wait(max(0.0, ended_at + delay - time.monotonic())):
+            if self._closed.wait(max(0.0, ended_at + delay - time.monotonic())):
                 return
             try:
                 self._refill(plan)
@@ -103,7 +103,7 @@ class Pool:
     def _refill(self, plan: Plan) -> None:
         evicted: list[Prepared] = []
         with self._lock:
-            if self._closed:
+            if self._closed.is_set():
                 return
             ready = self._ready.setdefault(plan, deque())
             self._ready.move_to_end(plan)
@@ -121,7 +121,7 @@ class Pool:
                 entry.discard()
                 raise
             with self._lock:
-                keep = not self._closed and plan in self._ready
+                keep = not self._closed.is_set() and plan in self._ready
                 if keep:
                     self._ready[plan].append((time.monotonic(), entry))
             if not keep:  # closed or evicted while it was starting
@@ -136,10 +136,9 @@ class Pool:
     def close(self) -> None:
         """Kill every pre-started sandbox that was never used; later takes start cold."""
         with self._lock:
-            self._closed = True
+            self._closed.set()  # the refill thread's delay ends at once
             entries = [e for d in self._ready.values() for _, e in d]
             self._ready.clear()
-        self._closing.set()
         self._todo.put(None)
         for entry in entries:
             entry.discard()
