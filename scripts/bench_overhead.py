@@ -189,19 +189,19 @@ def parism_params(root: Path, cfg: Path) -> StdioServerParameters:
                                  env=server_env(root), cwd=str(root))
 
 
+def script_params(root: Path, name: str, source: str, *args: str) -> StdioServerParameters:
+    """One of the benchmark's own servers: ``source`` written to ``root/name`` and run."""
+    script = root / name
+    if not script.exists():
+        script.write_text(source)
+    return StdioServerParameters(command=sys.executable, args=[str(script), *args], env=server_env(root),
+                                 cwd=str(root))
+
+
 def floor_params(root: Path, gc_off: bool = False) -> StdioServerParameters:
-    script = root / ("floor_server_gc_off.py" if gc_off else "floor_server.py")
-    if not script.exists():
-        script.write_text(FLOOR_SERVER_GC_OFF if gc_off else FLOOR_SERVER)
-    return StdioServerParameters(command=sys.executable, args=[str(script)], env=server_env(root), cwd=str(root))
-
-
-def delivery_params(root: Path, answers: Path) -> StdioServerParameters:
-    script = root / "delivery_server.py"
-    if not script.exists():
-        script.write_text(DELIVERY_SERVER)
-    return StdioServerParameters(command=sys.executable, args=[str(script), str(answers)],
-                                 env=server_env(root), cwd=str(root))
+    if gc_off:
+        return script_params(root, "floor_server_gc_off.py", FLOOR_SERVER_GC_OFF)
+    return script_params(root, "floor_server.py", FLOOR_SERVER)
 
 
 async def record_answers(engine: object, commands: list[Command], path: Path) -> None:
@@ -266,7 +266,8 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path,
     await record_answers(engine, commands, answers)
     parism_s = await stack.enter_async_context(session_for(parism_params(root, cfg)))
     floor_s = await stack.enter_async_context(session_for(floor_params(root)))
-    delivery_s = await stack.enter_async_context(session_for(delivery_params(root, answers)))
+    delivery_s = await stack.enter_async_context(
+        session_for(script_params(root, "delivery_server.py", DELIVERY_SERVER, str(answers))))
 
     async def bare(argv: list[str], cwd: str) -> object:
         return subprocess.run(argv, cwd=cwd, capture_output=True, check=True)
@@ -277,21 +278,18 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path,
             raise RuntimeError(f"engine: {env.failure}")
         return env
 
-    async def via_parism(argv: list[str], cwd: str) -> object:
-        return checked(await parism_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
-
-    async def via_floor(argv: list[str], cwd: str) -> object:
-        return checked(await floor_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
-
-    async def via_delivery(argv: list[str], cwd: str) -> object:
-        return checked(await delivery_s.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
+    def via(session: ClientSession) -> Runner:
+        """The ``run`` tool of a server that takes Parism's parameters (Parism, floor, delivery)."""
+        async def call(argv: list[str], cwd: str) -> object:
+            return checked(await session.call_tool("run", {"cmd": argv[0], "args": argv[1:], "cwd": cwd}))
+        return call
 
     variants = {
         "bare": Variant(bare, None),
         "engine": Variant(via_engine, own_cpu),
-        "parism": Variant(via_parism, server_cpu("parism serve")),
-        "floor": Variant(via_floor, server_cpu("floor_server.py")),
-        "delivery": Variant(via_delivery, server_cpu("delivery_server.py")),
+        "parism": Variant(via(parism_s), server_cpu("parism serve")),
+        "floor": Variant(via(floor_s), server_cpu("floor_server.py")),
+        "delivery": Variant(via(delivery_s), server_cpu("delivery_server.py")),
     }
     skipped: list[str] = []
     shell = shell_params(root)
