@@ -61,12 +61,13 @@ class Echo:
         return self._mask(self._unquoted(text))
 
     def failure(self, failure: Failure) -> Failure:
-        """A failure's echoes (message, hint) masked."""
+        """A failure's echoes (message, hint) masked: each unquoted once, both cleared in one pass."""
+        message, hint = failure.message, failure.hint
         if self._redactor.enabled:
-            self._clear([self._unquoted(t) for t in (failure.message, failure.hint) if t])
-        return failure.model_copy(update={
-            "message": self.text(failure.message),
-            "hint": self.text(failure.hint) if failure.hint else None})
+            message, hint = (self._unquoted(t) if t else t for t in (message, hint))
+            self._clear([t for t in (message, hint) if t])
+            message, hint = (self._mask(t) if t else t for t in (message, hint))
+        return failure.model_copy(update={"message": message, "hint": hint or None})
 
     def _unquoted(self, text: str) -> str:
         for value in self._literals:
