@@ -47,12 +47,15 @@ class Units(BaseModel):
     listed: int | None = None
 
 
-def _listed(lines: list[str]) -> int | None:
+def _with_listed(key: str, rows: list[Any], lines: list[str]) -> dict[str, Any]:
+    """``{key: rows}``, plus ``listed`` when the footer ("N loaded units listed") gives it."""
+    out: dict[str, Any] = {key: rows}
     for ln in lines:
         m = re.match(r"^(\d+) (loaded units|unit files) listed", ln.strip())
         if m:
-            return int(m.group(1))
-    return None
+            out["listed"] = int(m.group(1))
+            break
+    return out
 
 
 def _rows(text: str) -> tuple[str | None, list[str], list[str]]:
@@ -101,11 +104,7 @@ def parse_units(text: str, pin: ParseInput) -> dict[str, Any]:
         units.append(unit)
     if not units and any(ln.strip() and not _LEGEND.search(ln) for ln in rows):
         raise Unrecognized("no unit rows")
-    out: dict[str, Any] = {"units": units}
-    listed = _listed(lines)
-    if listed is not None:
-        out["listed"] = listed
-    return out
+    return _with_listed("units", units, lines)
 
 
 def parse_unit_files(text: str, pin: ParseInput) -> dict[str, Any]:
@@ -129,11 +128,7 @@ def parse_unit_files(text: str, pin: ParseInput) -> dict[str, Any]:
             if len(parts) > 2:
                 entry["preset"] = parts[2]
             files.append(entry)
-    out: dict[str, Any] = {"unit_files": files}
-    listed = _listed(lines)
-    if listed is not None:
-        out["listed"] = listed
-    return out
+    return _with_listed("unit_files", files, lines)
 
 
 def parse_states(text: str, pin: ParseInput) -> dict[str, Any]:

@@ -15,12 +15,13 @@ FLAGS = {
     "-n": "value", "--lines": "value", "-c": "value", "--bytes": "value",
     "-q": "bool", "--quiet": "bool", "--silent": "bool", "-v": "bool", "--verbose": "bool",
 }
+VALUES = {"-n": COUNT, "--lines": COUNT, "-c": COUNT, "--bytes": COUNT}
 
 PARSER = Parser(
     id="head",
     contract=Contract(
         flags=FLAGS,
-        values={"-n": COUNT, "--lines": COUNT, "-c": COUNT, "--bytes": COUNT},
+        values=VALUES,
         numeric_flag=True,
         hint=lambda args: drop_flags(args, {"-z", "--zero-terminated"}),
     ),

@@ -9,13 +9,13 @@ from __future__ import annotations
 from parism.parsers.contract import Contract, Parser
 from parism.parsers.hints import drop_flags
 from parism.parsers.text._content import Content, parse_sections
-from parism.parsers.text.head import COUNT, FLAGS
+from parism.parsers.text.head import FLAGS, VALUES
 
 PARSER = Parser(
     id="tail",
     contract=Contract(
         flags=FLAGS,
-        values={"-n": COUNT, "--lines": COUNT, "-c": COUNT, "--bytes": COUNT},
+        values=VALUES,
         numeric_flag=True,
         hint=lambda args: drop_flags(args, {"-f", "-F", "--follow", "--retry", "-s", "--sleep-interval",
                                             "--pid", "-z", "--zero-terminated"}),
