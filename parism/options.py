@@ -1,0 +1,188 @@
+"""One typed options model per public call, built by the MCP server, the CLI and the library alike.
+
+Why one layer: an unknown parameter, a wrong type or an out-of-range value must get the same
+clear answer whichever surface the call came through (principle "nothing is ignored"), and the
+engine's ``run``/``arun``/``run_paged``/``arun_paged`` must not each repeat a parameter list.
+
+Rules (all models):
+- unknown keys are refused, naming the key and listing the valid ones;
+- types are strict: no bool↔int coercion (``includeDiff: 0``, ``page: true`` are refused), no
+  string→number; integers are bounded (``page: 10**30`` is refused);
+- a refusal is a value (:class:`OptionsError`), never an exception to the caller.
+
+``build(RunOptions, mapping)`` is the only constructor the surfaces use; ``RunOptions.query()``
+is the part of a run that a cursor is bound to (projection + budget), hashed by
+:func:`parism.store.cursor.query_hash`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+MAX_INT = 2**31 - 1  # every integer parameter is bounded (JSON clients differ above 2**53)
+
+FieldName = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+WhereOp = Literal["eq", "ne", "prefix", "contains", "gt", "gte", "lt", "lte"]
+Tokenizer = Literal["parism/approx", "byte"]
+
+
+class StrictOptions(BaseModel):
+    """Base of every options model: unknown keys forbidden, no type coercion, frozen."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Where(StrictOptions):
+    field: FieldName
+    op: WhereOp
+    value: str | int | float | bool | None
+
+
+class SortBy(StrictOptions):
+    field: FieldName
+    order: Literal["asc", "desc"] = "asc"
+
+
+class Budget(StrictOptions):
+    max_tokens: int = Field(ge=1, le=MAX_INT)
+    tokenizer: Tokenizer = "parism/approx"
+    required_fields: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
+    overflow: Literal["page", "error"] = "page"
+
+
+class CallOptions(StrictOptions):
+    """What every command-running call takes."""
+
+    cmd: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    includeDiff: bool = False
+
+
+class RunOptions(CallOptions):
+    """``run`` / ``Engine.run`` / ``parism run`` (contract §3.1)."""
+
+    format: Literal["json", "compact", "json-no-raw"] | None = None
+    select: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
+    where: list[Where] | None = Field(default=None, min_length=1, max_length=16)
+    sort_by: SortBy | None = None
+    limit: int | None = Field(default=None, ge=0, le=MAX_INT)
+    array: FieldName | None = None
+    budget: Budget | None = None
+    contract_version: Literal["stable", "next"] = "stable"
+    evidence: Literal["none", "rows", "fields"] = "none"
+    retain: bool = False
+
+    def projection_requested(self) -> bool:
+        return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))
+
+    def query(self) -> dict[str, Any]:
+        """The part of the call a cursor is bound to (JSON data, stable key order)."""
+        return self.model_dump(mode="json", include={"select", "where", "sort_by", "limit", "array", "budget"})
+
+
+class PagedOptions(CallOptions):
+    """``run_paged``: line pages of raw stdout; projection parameters are unknown here."""
+
+    page: int = Field(default=0, ge=0, le=MAX_INT)
+    page_size: int | None = Field(default=None, ge=1, le=MAX_INT)
+
+
+class FetchOptions(StrictOptions):
+    result_id: str = Field(min_length=1, max_length=128)
+    cursor: str = Field(min_length=1, max_length=4096)
+
+
+class ExplainOptions(StrictOptions):
+    result_id: str = Field(min_length=1, max_length=128)
+    pointer: str = Field(max_length=4096)
+
+
+class CompareOptions(StrictOptions):
+    base_id: str = Field(min_length=1, max_length=128)
+    current_id: str = Field(min_length=1, max_length=128)
+    keys: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
+    ignore_fields: list[FieldName] | None = Field(default=None, max_length=64)
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class OptionsError:
+    """A refused call: ``param`` is the dotted name of the first offending parameter."""
+
+    param: str
+    message: str
+    valid: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        tail = f" (valid: {', '.join(self.valid)})" if self.valid else ""
+        return f"{self.message}{tail}"
+
+
+O = TypeVar("O", bound=StrictOptions)
+
+_TYPE_WORDS = {
+    "bool_type": "a boolean", "int_type": "an integer", "string_type": "a string",
+    "list_type": "a list", "dict_type": "an object", "float_type": "a number",
+    "model_type": "an object", "literal_error": "one of the listed values",
+}
+
+
+def build(model: type[O], raw: Mapping[str, Any] | Any) -> O | OptionsError:
+    """Validate ``raw`` (the call's arguments as received) into ``model``, or say what is wrong."""
+    if not isinstance(raw, Mapping):
+        return OptionsError("", f"arguments must be an object, got {type(raw).__name__}")
+    try:
+        return model.model_validate(dict(raw))
+    except ValidationError as exc:
+        return _first_error(model, exc)
+
+
+def _first_error(model: type[StrictOptions], exc: ValidationError) -> OptionsError:
+    err = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in err["loc"]]
+    param = ".".join(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        owner = _model_at(model, loc[:-1])
+        return OptionsError(param, f"unknown parameter '{param}'", tuple(owner.model_fields) if owner else ())
+    if kind == "missing":
+        return OptionsError(param, f"missing required parameter '{param}'")
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    if kind == "literal_error":
+        allowed = err.get("ctx", {}).get("expected", "")
+        return OptionsError(param, f"parameter '{param}' must be one of {allowed}, got {shown}")
+    want = _TYPE_WORDS.get(kind)
+    if want is not None:
+        return OptionsError(param, f"parameter '{param}' must be {want}, got {type(got).__name__} {shown}")
+    return OptionsError(param, f"parameter '{param}': {err['msg']}, got {shown}")
+
+
+def _model_at(model: type[StrictOptions], loc: list[str]) -> type[StrictOptions] | None:
+    """The options model that owns the key at ``loc`` (list indices skipped)."""
+    current: Any = model
+    for part in loc:
+        if part.isdigit():
+            continue
+        field = current.model_fields.get(part) if isinstance(current, type) else None
+        if field is None:
+            return None
+        current = _inner_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, StrictOptions) else None
+
+
+def _inner_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, StrictOptions):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None

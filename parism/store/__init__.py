@@ -1,0 +1,1 @@
+"""The in-memory result store (contract §13) and its cursors; see ``cursor.py``."""
