@@ -3,9 +3,9 @@
 Stable API (the MCP server and the CLI only serialise these results with ``to_wire()``):
 
     create_engine(config_path: str | None = None) -> Engine
-    Engine.run(cmd, args=None, cwd=None, format=None, includeDiff=False,
-               contract_version="stable") -> Envelope
-    Engine.run_paged(cmd, args=None, cwd=None, page=0, page_size=None, includeDiff=False) -> Envelope
+    Engine.run(cmd, args=None, cwd=None, **options) -> Envelope      options: RunOptions' fields
+    Engine.run_paged(cmd, args=None, cwd=None, **options) -> Envelope options: PagedOptions' fields
+    Engine.call(opts) / await Engine.acall(opts)   one typed entry: dispatch on the options model
     Engine.describe(cmd=None) -> DescribeResult
     Engine.dry_run(cmd, args=None, cwd=None) -> DryRunResult
     Engine.parse_output(cmd, args, raw, os=None, format=None) -> Envelope
@@ -13,6 +13,8 @@ Stable API (the MCP server and the CLI only serialise these results with ``to_wi
     await Engine.arun(...)        same parameters as run, cancellable
     await Engine.arun_paged(...)  same parameters as run_paged, cancellable
 
+Every keyword goes through :func:`parism.options.build`: an unknown parameter, a wrong type or a
+value out of range answers ``config/invalid_request`` naming it, and nothing runs.
 ``format=None`` means "not chosen": the adaptive format may compact (§6.4); an explicit
 ``"json"`` is honoured as is. Nothing here raises for bad input or a failing command: every
 outcome is an envelope. This module orchestrates only; each stage lives in its own module
@@ -44,6 +46,7 @@ from parism.describe import describe_command, describe_host
 from parism.envelope import CacheInfo, DescribeResult, DryRunResult, Envelope, Failure, PageInfo
 from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
 from parism.fsdiff import diff, snapshot
+from parism.options import OptionsError, PagedOptions, RunOptions, StrictOptions, build
 from parism.paging import PageCache, page_of
 from parism.parsers.osinfo import host_os
 from parism.pipeline import Finisher, Ran
@@ -57,6 +60,7 @@ PAGED_CAPTURE = 10 * 1024 * 1024  # run_paged keeps the whole output up to this 
 NO_TIMEOUT_S = 3600.0  # timeout_ms = 0
 CANCEL_WAIT_S = 10.0
 T = TypeVar("T")
+O = TypeVar("O", bound=StrictOptions)
 
 
 @dataclass
@@ -69,6 +73,12 @@ class Request:
     include_diff: bool = False
     contract_version: str = "stable"
     echo: Any = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
+    opts: Any = field(default=None, repr=False, compare=False)  # the call's options model
+
+    @classmethod
+    def of(cls, tool: str, opts: RunOptions | PagedOptions) -> Request:
+        return cls(tool, opts.cmd, list(opts.args), opts.cwd, getattr(opts, "format", None),
+                   opts.includeDiff, getattr(opts, "contract_version", "stable"), opts=opts)
 
 
 @dataclass
@@ -97,16 +107,18 @@ class Engine:
 
     # -- public, sync -----------------------------------------------------------------
 
-    def run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-            format: str | None = None, includeDiff: bool = False,
-            contract_version: str = "stable") -> Envelope:
-        req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
-        return self._echo_masked(req, self._run(req, CancelToken()))
+    def run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None, **options: Any) -> Envelope:
+        opts = self._options(RunOptions, "run", cmd, args, cwd, options)
+        return opts if isinstance(opts, Envelope) else self.call(opts)
 
     def run_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                  page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
-        req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
-        return self._echo_masked(req, self._run_paged(req, page, page_size, CancelToken()))
+                  **options: Any) -> Envelope:
+        opts = self._options(PagedOptions, "run_paged", cmd, args, cwd, options)
+        return opts if isinstance(opts, Envelope) else self.call(opts)
+
+    def call(self, opts: StrictOptions) -> Any:
+        """The one typed entry of every surface: run the call ``opts`` describes."""
+        return self._handler(opts)(CancelToken())
 
     def describe(self, cmd: str | None = None) -> DescribeResult:
         if cmd is None:
@@ -144,15 +156,48 @@ class Engine:
     # -- public, async ----------------------------------------------------------------
 
     async def arun(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                   format: str | None = None, includeDiff: bool = False,
-                   contract_version: str = "stable") -> Envelope:
-        req = Request("run", cmd, list(args or []), cwd, format, includeDiff, contract_version)
-        return self._echo_masked(req, await _in_thread(lambda tok: self._run(req, tok)))
+                   **options: Any) -> Envelope:
+        opts = self._options(RunOptions, "run", cmd, args, cwd, options)
+        return opts if isinstance(opts, Envelope) else await self.acall(opts)
 
     async def arun_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                         page: int = 0, page_size: int | None = None, includeDiff: bool = False) -> Envelope:
-        req = Request("run_paged", cmd, list(args or []), cwd, None, includeDiff)
-        return self._echo_masked(req, await _in_thread(lambda tok: self._run_paged(req, page, page_size, tok)))
+                         **options: Any) -> Envelope:
+        opts = self._options(PagedOptions, "run_paged", cmd, args, cwd, options)
+        return opts if isinstance(opts, Envelope) else await self.acall(opts)
+
+    async def acall(self, opts: StrictOptions) -> Any:
+        """``call`` in a worker thread, cancellable (the MCP server's path)."""
+        return await _in_thread(self._handler(opts))
+
+    # -- dispatch -----------------------------------------------------------------------
+
+    def _handler(self, opts: StrictOptions) -> Callable[[CancelToken], Any]:
+        """The engine method serving ``opts``' model (``CALLS``), bound to ``opts``."""
+        name = CALLS.get(type(opts))
+        if name is None:
+            raise TypeError(f"Engine.call takes one of {', '.join(m.__name__ for m in CALLS)}, "
+                            f"not {type(opts).__name__}")
+        method = getattr(self, name)
+        return lambda cancel: method(opts, cancel)
+
+    def _call_run(self, opts: RunOptions, cancel: CancelToken) -> Envelope:
+        req = Request.of("run", opts)
+        return self._echo_masked(req, self._run(req, cancel))
+
+    def _call_paged(self, opts: PagedOptions, cancel: CancelToken) -> Envelope:
+        req = Request.of("run_paged", opts)
+        return self._echo_masked(req, self._run_paged(req, opts.page, opts.page_size, cancel))
+
+    def _options(self, model: type[O], tool: str, cmd: Any, args: Any, cwd: Any,
+                 options: dict[str, Any]) -> O | Envelope:
+        """The call's options model, or the envelope refusing it (nothing runs)."""
+        raw = {"cmd": cmd, **({} if args is None else {"args": args}), "cwd": cwd, **options}
+        opts = build(model, raw)
+        if not isinstance(opts, OptionsError):
+            return opts
+        req = Request(tool, str(cmd), [str(a) for a in args] if isinstance(args, list) else [], cwd)
+        refused = self._config_refusal(req)
+        return refused if refused is not None else self._request_error(req, opts.text())
 
     # -- pipeline -----------------------------------------------------------------------
 
@@ -167,12 +212,13 @@ class Engine:
         self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
         return env
 
-    def _run_paged(self, req: Request, page: Any, page_size: Any, cancel: CancelToken) -> Envelope:
+    def _run_paged(self, req: Request, page: int, page_size: int | None, cancel: CancelToken) -> Envelope:
         guard = self.cfg.settings.guard
         size = guard.default_page_size if page_size is None else page_size
-        if not _int_at_least(page, 0) or not _int_at_least(size, 1) or size > guard.max_page_size:
+        if size > guard.max_page_size:
             return self._request_error(
-                req, f"page must be an integer ≥ 0 and page_size between 1 and {guard.max_page_size}")
+                req, f"parameter 'page_size' must be between 1 and {guard.max_page_size} "
+                     f"(guard.max_page_size), got {size}")
         prep = self._prepare(req)
         if isinstance(prep, Envelope):
             return prep
@@ -198,8 +244,9 @@ class Engine:
         return env
 
     def _prepare(self, req: Request) -> Prepared | Envelope:
-        """Config errors → request check → guard → binary lookup → sandbox launcher."""
-        bad = self._bad_request(req)
+        """Config errors → guard → binary lookup → sandbox launcher (the request is already a
+        validated options model)."""
+        bad = self._config_refusal(req)
         if bad is not None:
             return bad
         t0 = time.monotonic()
@@ -239,19 +286,25 @@ class Engine:
 
     # -- helpers --------------------------------------------------------------------------
 
+    def _config_refusal(self, req: Request) -> Envelope | None:
+        """An unusable configuration refuses every call (decision 12)."""
+        if not self.errors:
+            return None
+        failure = Failure(kind="config", reason="invalid_config", message=self._config_message())
+        self._audit(req, "error", "invalid_config", None, 0)
+        return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
+
     def _bad_request(self, req: Request) -> Envelope | None:
-        if self.errors:
-            failure = Failure(kind="config", reason="invalid_config", message=self._config_message())
-            self._audit(req, "error", "invalid_config", None, 0)
-            return no_process(str(req.cmd), [str(a) for a in req.args], str(req.cwd or self.cfg.cwd), failure)
+        """``parse_output``'s checks (its parameters are not an options model)."""
+        bad = self._config_refusal(req)
+        if bad is not None:
+            return bad
         if not isinstance(req.cmd, str) or not req.cmd or not all(isinstance(a, str) for a in req.args):
             return self._request_error(req, "cmd must be a non-empty string and args a list of strings")
         if req.cwd is not None and not isinstance(req.cwd, str):
             return self._request_error(req, "cwd must be a string")
         if req.format is not None and req.format not in FORMATS:
             return self._request_error(req, f"format must be one of {', '.join(FORMATS)}")
-        if req.contract_version not in ("stable", "next"):
-            return self._request_error(req, "contract_version must be 'stable' or 'next'")
         return None
 
     def _request_error(self, req: Request, message: str) -> Envelope:
@@ -319,8 +372,8 @@ def _probe_cwd(cfg: LoadedConfig) -> str:
     return roots[0]
 
 
-def _int_at_least(value: Any, low: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+#: Options model → the engine method that serves it (``Engine.call``); the result tools add theirs.
+CALLS: dict[type[StrictOptions], str] = {RunOptions: "_call_run", PagedOptions: "_call_paged"}
 
 
 async def _in_thread(fn: Callable[[CancelToken], T]) -> T:

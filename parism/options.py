@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -34,6 +34,8 @@ class StrictOptions(BaseModel):
     """Base of every options model: unknown keys forbidden, no type coercion, frozen."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    #: Why a key another call takes is unknown here (appended to the refusal).
+    unknown_notes: ClassVar[dict[str, str]] = {}
 
 
 class Where(StrictOptions):
@@ -90,6 +92,12 @@ class PagedOptions(CallOptions):
 
     page: int = Field(default=0, ge=0, le=MAX_INT)
     page_size: int | None = Field(default=None, ge=1, le=MAX_INT)
+
+    unknown_notes: ClassVar[dict[str, str]] = dict.fromkeys(
+        ("format", "select", "where", "sort_by", "limit", "array", "budget", "evidence", "retain",
+         "contract_version"),
+        "run_paged returns pages of raw stdout lines (page, page_size); "
+        "projection, formats and budgets are parameters of run")
 
 
 class FetchOptions(StrictOptions):
@@ -149,7 +157,9 @@ def _first_error(model: type[StrictOptions], exc: ValidationError) -> OptionsErr
     kind = err["type"]
     if kind == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
-        return OptionsError(param, f"unknown parameter '{param}'", tuple(owner.model_fields) if owner else ())
+        note = owner.unknown_notes.get(loc[-1]) if owner else None
+        return OptionsError(param, f"unknown parameter '{param}'" + (f": {note}" if note else ""),
+                            tuple(owner.model_fields) if owner else ())
     if kind == "missing":
         return OptionsError(param, f"missing required parameter '{param}'")
     got = err.get("input")
