@@ -53,7 +53,8 @@ Parism runs allowlisted shell commands without a shell and returns a JSON envelo
    A non-zero exit code is data (failure.reason non_zero_exit), not a tool error."""
 
 #: Exec reasons that mean "the command did not run to completion" (decision 11).
-_TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable"})
+_TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable",
+                                       "sandbox_unsupported"})
 
 #: Answers that only read state: describe and dry_run never spawn anything.
 READ_ONLY = ToolAnnotations(

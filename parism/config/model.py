@@ -62,6 +62,10 @@ class CommandSandbox(Strict):
     namespace: NamespaceClass = "isolated"
     network: bool = False
     binds: list[str] = Field(default_factory=list)
+    # Binds the command cannot work without: when the sandbox cannot give one (missing, or
+    # unreadable by the run-as user) the call is refused with a reason, never run to an empty
+    # success (apt without its package database lists nothing and exits 0).
+    requires: list[str] = Field(default_factory=list)
     limits: LimitOverrides = Field(default_factory=LimitOverrides)
 
 

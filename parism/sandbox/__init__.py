@@ -158,11 +158,31 @@ class Sandbox:
                            hint=unavailable_hint(res.reason))
         if res.level == "none":
             return None
+        unmet = self.unmet(decision, spec)
+        if unmet is not None:
+            return unmet
         with self._lock:
             if self._pool is None and self.pool_size > 0:
                 self._pool = Pool(per_plan=self.pool_size)
             pool = self._pool
         return BwrapLauncher(self.plan(decision, spec), pool if self.pool_size > 0 else None)
+
+    def unmet(self, decision: Any, spec: Any) -> Failure | None:
+        """A command whose required binds the sandbox cannot give is refused before it runs:
+        it could only fail, or worse, succeed with nothing (apt list without dpkg's status)."""
+        policy = getattr(decision, "policy", None)
+        required = getattr(getattr(policy, "sandbox", None), "requires", None)
+        if not required:
+            return None
+        why = planning.unmet_requirements(required, dict(spec.env).get("HOME", ""),
+                                          self.identity_for(spec.cwd))
+        if not why:
+            return None
+        cmd = os.path.basename(spec.argv[0]) if spec.argv else "the command"
+        return Failure(kind="exec", reason="sandbox_unsupported",
+                       message=f"{cmd} cannot work inside the sandbox: {'; '.join(why)}",
+                       hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
+                            "where the sandbox is off (sandbox.mode = \"off\")")
 
     def review(self, decision: Any, launcher: Any = None) -> dict[str, Any]:
         """``review.sandbox`` of one call: {level, namespace_class, network}."""

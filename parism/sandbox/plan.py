@@ -159,6 +159,19 @@ def expand_binds(raw: Any, home: str, run_as: RunAs) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def unmet_requirements(raw: Any, home: str, run_as: RunAs) -> list[str]:
+    """Why each required bind (``sandbox.requires``) cannot be given to the command: a missing
+    path, or one the run-as user cannot read (it would not be bound, see ``expand_binds``)."""
+    out: list[str] = []
+    for item in raw or ():
+        path = home + item[1:] if item.startswith("~") and home else item
+        if not os.path.exists(path):
+            out.append(f"{path} does not exist")
+        elif not readable_by(run_as, path):
+            out.append(f"{path} is not readable by uid {run_as.uid} (identity rule {run_as.rule})")
+    return out
+
+
 SYSTEM_DIRS = ("/usr", "/etc", "/proc", "/dev", "/bin", "/lib")
 
 
