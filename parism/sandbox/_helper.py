@@ -14,11 +14,18 @@ and its children are done, not after the namespaces are torn down.
   command ended, or ``E <errno name> <text>`` when it could not be started. Anything else on
   that pipe is bwrap's own diagnostics.
 - control (read): a 4-byte big-endian length, then the argv as NUL-separated bytes. EOF
-  before a full message means "never used": exit 0 at once.
+  before a full message means "never used": exit 0 at once. After the argv the pipe stays
+  open: a second 4-byte message is a stop request carrying the grace in milliseconds (SIGTERM
+  to the command's process group, SIGKILL after the grace — what the executor does to a
+  direct child on a timeout, the output cap or a cancellation), and EOF means SIGKILL now.
 
 Why spawn and wait instead of exec'ing the command in place: bwrap reports "killed by signal
 N" as exit code 128+N, which a command can also exit with; waiting here gives the exact wait
-status, and as a subreaper the helper can end every descendant before it reports. The rlimits
+status, and as a subreaper the helper can end every descendant before it reports. The stop is
+done here, not by killing bwrap, so a timed-out command's status is the one it died with
+(143/SIGTERM, 137/SIGKILL, or the code it chose), exactly as without the sandbox. The command
+is started in a session of its own (like the executor's direct spawn), so its process group
+is what the stop signals. The rlimits
 are set inside the user namespace, where RLIMIT_NPROC counts this sandbox's processes only
 (sandbox-notes §3.2).
 """
@@ -28,6 +35,7 @@ from __future__ import annotations  # annotations stay strings: any python3 unde
 import errno
 import os
 import resource
+import select
 import signal
 import struct
 import sys
@@ -145,14 +153,14 @@ def read_exact(fd: int, n: int) -> bytes | None:
     return buf
 
 
-def run(argv: list[bytes], out_fd: int, err_fd: int) -> None:
+def run(argv: list[bytes], out_fd: int, err_fd: int, control: int) -> None:
     """Spawn ``argv`` with out_fd/err_fd as its stdout/stderr, report its exact wait status on
     fd 2, exit like the command.
 
     posix_spawn (vfork-like in glibc) costs a fraction of a Python fork; the command inherits
     only stdin/stdout/stderr (every other fd was closed or is close-on-exec)."""
     try:
-        pid = os.posix_spawn(argv[0], argv, os.environ,
+        pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True,
                              file_actions=[(os.POSIX_SPAWN_DUP2, out_fd, 1), (os.POSIX_SPAWN_DUP2, err_fd, 2)],
                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
     except OSError as exc:
@@ -162,7 +170,7 @@ def run(argv: list[bytes], out_fd: int, err_fd: int) -> None:
         os._exit(127)
     os.close(out_fd)
     os.close(err_fd)
-    _, wait_status = os.waitpid(pid, 0)
+    wait_status = supervise(pid, control)
     end_descendants()
     os.write(2, b"W %d\n" % wait_status)
     if os.WIFSIGNALED(wait_status):
@@ -170,13 +178,36 @@ def run(argv: list[bytes], out_fd: int, err_fd: int) -> None:
     os._exit(os.WEXITSTATUS(wait_status))
 
 
+def supervise(pid: int, control: int) -> int:
+    """Wait for the command, serving a stop request from the host meanwhile; its wait status."""
+    pidfd = os.pidfd_open(pid)
+    while control >= 0 and pidfd not in select.select([pidfd, control], [], [])[0]:
+        request = read_exact(control, 4)
+        os.close(control)
+        control = -1
+        stop(pid, pidfd, struct.unpack(">I", request)[0] / 1000.0 if request else 0.0)
+    os.close(pidfd)
+    return os.waitpid(pid, 0)[1]
+
+
+def stop(pid: int, pidfd: int, grace_s: float) -> None:
+    """SIGTERM the command's group, SIGKILL it if the leader is still there after ``grace_s``."""
+    for sig in (signal.SIGTERM, signal.SIGKILL) if grace_s > 0 else (signal.SIGKILL,):
+        try:
+            os.killpg(pid, sig)  # the leader is a session leader: it cannot leave its group
+        except ProcessLookupError:
+            return
+        if sig == signal.SIGTERM and select.select([pidfd], [], [], grace_s)[0]:
+            return
+
+
 def main() -> None:
     control, out_fd, err_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     keep = sorted((control, out_fd, err_fd))
     for low, high in zip([2] + keep, keep + [65536]):
         os.closerange(low + 1, high)  # anything else bwrap passed on (its --info-fd) stays outside
-    for fd in (out_fd, err_fd):
-        os.set_inheritable(fd, False)  # the command gets them as 1 and 2 only
+    for fd in (control, out_fd, err_fd):
+        os.set_inheritable(fd, False)  # the command gets out_fd and err_fd as 1 and 2 only
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
     if sys.argv[4] == "1":
         deny_unix_sockets()
@@ -184,10 +215,9 @@ def main() -> None:
     os.write(2, b"R\n")
     head = read_exact(control, 4)
     body = read_exact(control, struct.unpack(">I", head)[0]) if head else None
-    os.close(control)
     if not body:
         os._exit(0)
-    run(body.split(b"\0"), out_fd, err_fd)
+    run(body.split(b"\0"), out_fd, err_fd, control)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 import psutil
 
+from parism.proctree import KILL_GRACE_S
 from parism.sandbox.bwrap import build_argv
 from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.identity import RunAs
@@ -240,10 +241,21 @@ class Prepared:
         try:
             os.write(self._control_w, struct.pack(">I", len(body)) + body)
         except OSError:
-            pass  # the sandbox died after getting ready: wait() reports bwrap's own status
+            self._close_control()  # the sandbox died after getting ready: wait() reports bwrap's status
+        return SandboxStarted(self)
+
+    def stop(self, grace_s: float) -> None:
+        """Ask the helper to stop the command as the executor stops a direct child (SIGTERM to
+        its group, SIGKILL after ``grace_s``) and wait, bounded, for its report."""
+        if self._control_w < 0:
+            return
+        try:
+            os.write(self._control_w, struct.pack(">I", max(1, round(grace_s * 1000))))
+        except OSError:
+            return
         finally:
             self._close_control()
-        return SandboxStarted(self)
+        self.status.read_until(_REPORTS, grace_s + KILL_WAIT_S)
 
     def _close_control(self) -> None:
         if self._control_w >= 0:
@@ -255,6 +267,7 @@ class Prepared:
         if self.finished:
             return
         self.finished = True
+        self._close_control()
         kill_sandbox(self.proc, self.outer, self.inner, sweep=not self.plan.pid_namespace)
         self.outer = self.inner = None
         self.status.close()
@@ -365,6 +378,7 @@ class SandboxStarted:
         self.stdout: BinaryIO = prepared.stdout
         self.stderr: BinaryIO = prepared.stderr
         self.spawn_error: str | None = None  # set when the command could not start inside
+        self._ending = False  # the teardown is queued on the reaper
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Return code with Popen's convention (negative = killed by that signal)."""
@@ -397,14 +411,19 @@ class SandboxStarted:
         return None
 
     def kill_tree(self) -> None:
+        """End the call. A command still running (timeout, cap, cancellation) is stopped by
+        the helper first — SIGTERM, grace, SIGKILL — so its reported status is the one it died
+        with, as without the sandbox; then the sandbox is killed before the call returns."""
         prepared = self._prepared
-        if prepared.finished:
+        if prepared.finished or self._ending:
             return
         if self._reported() is not None:
+            self._ending = True
             prepared.ended()  # the command is over: refill now, tear down in the background
             _reaper().put(prepared.end)
-        else:
-            prepared.end()
+            return
+        prepared.stop(KILL_GRACE_S)
+        prepared.end()
 
 
 _REPORTS = (b"\nW ", b"\nE ")
