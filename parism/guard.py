@@ -20,6 +20,7 @@ from typing import Any
 
 from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
+from parism.egress.policy import destinations
 from parism.envelope import Failure
 from parism.paths import Roots, is_system_ancestor, looks_like_path
 from parism.policy.gitrepo import Repo, find_repo
@@ -158,16 +159,22 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
                                f"Argument '{tok.text}' is not allowed for command '{cmd}'",
                                f"blocked by guard.command_arg_restrictions.{cmd}")
     for value in classified.values:
-        problem = None
-        if value.kind == "url":
-            problem = url_problem(value.text)
-        elif value.kind == "host":
-            problem = host_problem(value.text)
-        elif value.kind == "dns" and value.text.startswith("@"):
-            problem = host_problem(value.text[1:])  # the server dig contacts; query names are not
+        problem = _network_problem(value, cfg) if value.kind in ("url", "host", "dns") else None
         if problem:
             return _refuse(decision, "arg_not_allowed",
                            f"Argument '{value.arg}' is not allowed for command '{cmd}': {problem}")
+    return None
+
+
+def _network_problem(value: Value, cfg: LoadedConfig) -> str | None:
+    """The argv-level destination check (the egress proxy is the wall, docs/security.md)."""
+    dest = destinations(tuple(cfg.settings.sandbox.network_allow))
+    if value.kind == "url":
+        return url_problem(value.text, dest)
+    if value.kind == "host":  # ping: its loopback is its own network namespace's
+        return host_problem(value.text, 0, dest, own_loopback=True)
+    if value.text.startswith("@"):  # the server dig contacts; query names are not contacted
+        return host_problem(value.text[1:], 53, dest)
     return None
 
 

@@ -192,7 +192,19 @@ class SandboxSettings(Strict):
     tmp_size_mb: int = Field(default=64, ge=1)
     writable_project: bool = False
     network: bool = True  # master switch: false takes the network from every command
+    # Destinations refused by default (loopback, link-local/metadata, private…) that commands
+    # with network may reach: CIDRs, addresses or host names, each optionally with :port.
+    network_allow: list[str] = Field(default_factory=list)
     limits: SandboxLimits = Field(default_factory=SandboxLimits)
+
+    @field_validator("network_allow")
+    @classmethod
+    def _allow_entries(cls, value: list[str]) -> list[str]:
+        from parism.egress.policy import parse_rule  # lazy: the start-up path builds this model
+
+        for entry in value:
+            parse_rule(entry)
+        return value
 
 
 class Settings(Strict):

@@ -132,6 +132,7 @@ RULES: dict[str, Check] = {
     "sandbox.tmp_size_mb": _decrease_min1,
     "sandbox.writable_project": _to_false,
     "sandbox.network": _to_false,
+    "sandbox.network_allow": _subset,
     "sandbox.limits.nproc": _decrease,
     "sandbox.limits.as_mb": _decrease,
     "sandbox.limits.fsize_mb": _decrease,

@@ -66,6 +66,7 @@ def test_effective_lists_every_key_with_value_and_origin(load: Load, dirs: Dirs)
     ('[sandbox]\nbwrap_path = "/tmp/fake-bwrap"\n', "sandbox.bwrap_path"),
     ('[parsers.external_capabilities]\nfs_read = [["/etc", "/etc"]]\n', "parsers.external_capabilities.fs_read"),
     ("[sandbox]\nwritable_project = true\n", "sandbox.writable_project"),
+    ('[sandbox]\nnetwork_allow = ["127.0.0.1:6379"]\n', "sandbox.network_allow"),
     ("[sandbox.limits]\nnproc = 0\n", "sandbox.limits.nproc"),
     ("[sandbox.limits]\noom_score_adj = -1000\n", "sandbox.limits.oom_score_adj"),
     ('[audit]\npath = "/tmp/elsewhere.jsonl"\n', "audit.path"),
@@ -87,6 +88,17 @@ def test_widening_attempt_leaves_effective_value_unchanged(load: Load, dirs: Dir
     assert "rm" not in cfg.settings.guard.allowed_commands
     assert ";" in cfg.settings.guard.block_patterns
     assert {p.key for p in cfg.errors} == {"guard.allowed_commands", "guard.block_patterns"}
+
+
+def test_network_allow_entries_are_validated_and_a_project_may_only_narrow(load: Load, dirs: Dirs) -> None:
+    dirs.write(dirs.global_toml, '[sandbox]\nnetwork_allow = ["10.0.0.0/8", "127.0.0.1:8080"]\n')
+    dirs.write(dirs.project_toml, '[sandbox]\nnetwork_allow = ["127.0.0.1:8080"]\n')
+    cfg = load()
+    assert cfg.errors == [] and cfg.settings.sandbox.network_allow == ["127.0.0.1:8080"]
+    dirs.write(dirs.global_toml, '[sandbox]\nnetwork_allow = ["10.0.0.0/33"]\n')
+    dirs.write(dirs.project_toml, "")
+    bad = load()
+    assert [p.key for p in bad.errors] == ["sandbox.network_allow"] and "10.0.0.0/33" in bad.errors[0].message
 
 
 def test_untrusted_project_may_tighten(load: Load, dirs: Dirs) -> None:

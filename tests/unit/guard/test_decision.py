@@ -29,7 +29,7 @@ def _load(tmp_path: Path, global_toml: str = "", **env: str) -> LoadedConfig:
     ("ss", ["-tln"], "host_net", False),
     ("netstat", ["-tln"], "host_net", False),
     ("curl", ["-s", "https://example.com/"], "isolated", True),
-    ("ping", ["-c", "1", "192.0.2.1"], "isolated", True),
+    ("ping", ["-c", "1", "127.0.0.1"], "isolated", True),
     ("docker", ["ps"], "isolated", True),
     ("ls", ["-la"], "isolated", False),
     ("git", ["status"], "isolated", False),
