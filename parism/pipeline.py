@@ -56,6 +56,16 @@ def complete_lines(data: bytes) -> bytes:
     return data[: cut + 1] if cut >= 0 else data
 
 
+def failed_silently(cmd: str, cap: Capture, stdout: str) -> bool:
+    """A process that failed (non-zero exit, signal, cap) and printed nothing on stdout has no
+    answer to parse: parsing "" would report an empty success (``{"processes": []}``). Only an
+    informative exit (grep 1: no line matched) makes empty output an answer."""
+    if stdout.strip():
+        return False
+    failed = cap.exit_code not in (0, None) or cap.signal is not None or cap.output_limit or cap.timed_out
+    return failed and not (informative_exit(cmd, cap.exit_code) is not None and cap.signal is None)
+
+
 def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool) -> registry.ParseOutcome:
     """``registry.parse``, with a broken parser *module* (import error) reported like a parser
     exception instead of failing the call."""
@@ -150,6 +160,7 @@ class Finisher:
                 failure = failure.model_copy(update={"hint": hint})
         parse_it = (failure is None or cap.output_limit or
                     (informative_exit(req.cmd, cap.exit_code) is not None and cap.signal is None))
+        parse_it = parse_it and not failed_silently(req.cmd, cap, ran.stdout_text)
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
         t0 = time.monotonic()

@@ -121,6 +121,11 @@ class Contract:
 ParseFn = Callable[[str, ParseInput], Any]
 
 
+def always(_tokens: Tokens) -> bool:
+    """``Parser.prints_always`` of a command that prints something in every form."""
+    return True
+
+
 @dataclass(frozen=True)
 class Parser:
     """One parser (or one subcommand of a dispatching parser such as ``git``)."""
@@ -140,3 +145,6 @@ class Parser:
     leading_flags: Mapping[str, str] = field(default_factory=dict)
     subcommands: Mapping[str, "Parser"] = field(default_factory=dict)  # "log", "get pods", ""
     json_output: Callable[[list[str]], bool] | None = None  # args ask for JSON (passthrough)
+    # this form prints something whenever it succeeds (a header, a total): an empty output is
+    # then a failed command, never an empty answer (``registry.parse`` refuses it)
+    prints_always: Callable[[Tokens], bool] | None = None

@@ -9,7 +9,9 @@ Outcome rules (contract §10.1, §5.2):
 - arguments outside the contract → ``unsupported_format`` + hint, unless stdout is JSON
   (then the JSON is the result and the error is dropped);
 - the parser raised ``ParseFailure`` → that reason; any other exception → ``parser_exception``;
-- data lines but an all-default result → ``unrecognized_output`` (never a silent empty success).
+- data lines but an all-default result → ``unrecognized_output`` (never a silent empty success);
+- no output at all from a form that always prints something (``Parser.prints_always``: ps's
+  header, df's, free's) → ``unrecognized_output``: the command failed, it did not answer "none".
 """
 
 from __future__ import annotations
@@ -188,12 +190,17 @@ def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool
             reason="unsupported_format", message=f"{cmd}: {problem}",
             hint=_hint(root, parser, args, sub_args)))
     assert tokens is not None and parser.parse is not None
+    if parser.prints_always is not None and not text.strip() and parser.prints_always(tokens):
+        return ParseOutcome(parser=parser, parse_error=ParseError(
+            reason="unrecognized_output", message=f"{parser.id}: the output is empty, but this form always prints "
+            "something when it succeeds — the command failed (see its exit code and stderr)"))
     pin = ParseInput(cmd=cmd, args=list(args), sub_args=sub_args, tokens=tokens, os=os, now_year=now_year)
     try:
         with _gc_paused():
             value = parser.parse(text, pin)
     except ParseFailure as exc:
-        hint = Hint(args=_full_args(args, sub_args, exc.hint_args), reason=exc.hint_reason) if exc.hint_args else None
+        hint = (Hint(args=_full_args(args, sub_args, exc.hint_args), reason=exc.hint_reason)
+                if exc.hint_args is not None else None)
         return ParseOutcome(parser=parser, parse_error=ParseError(reason=exc.reason, message=exc.message, hint=hint))  # type: ignore[arg-type]
     except Exception as exc:  # a parser bug must never take the server down
         return ParseOutcome(parser=parser, parse_error=ParseError(

@@ -30,6 +30,7 @@ from parism.parsers.contract import (
     Parser,
     Unrecognized,
     Unsupported,
+    always,
 )
 from parism.parsers.fs._common import split_lines
 from parism.parsers.hints import drop_args
@@ -210,5 +211,6 @@ PARSER = Parser(
     row_fields=tuple(DfRow.model_fields),
     header_lines=1,
     os=UNIX_OS,
+    prints_always=always,
     examples=((), ("-h",), ("-hT",), ("-P",), ("-i",)),
 )

@@ -37,8 +37,32 @@ class FindResult(BaseModel):
     hint_args: list[str] | None = None
 
 
-CONTRACT = Contract(flags=FLAGS, single_dash_long=True,
-                    hint=lambda a: [x for x in a if x not in ("-ls", "-fls", "-printf", "-fprint")] + ["-print0"])
+# output-changing actions → how many arguments follow them (-exec … runs to ';' or '+')
+_ACTIONS = {"-ls": 0, "-print": 0, "-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2}
+_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _hint(args: list[str]) -> list[str]:
+    """The same search printing NUL-separated paths: each output action goes *with its
+    arguments* (``-printf FORMAT`` is one unit — the format is not a starting point)."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _ACTIONS:
+            i += 1 + _ACTIONS[a]
+        elif a in _EXEC:
+            i += 1
+            while i < len(args) and args[i] not in (";", "+"):
+                i += 1
+            i += 1
+        else:
+            out.append(a)
+            i += 1
+    return [*out, "-print0"] if "-print0" not in out else out
+
+
+CONTRACT = Contract(flags=FLAGS, single_dash_long=True, hint=_hint)
 
 
 def _starts(pin: ParseInput) -> list[str]:

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict
-
 from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.fs._common import split_lines
+from parism.parsers.fs._lsmodel import LsEntry, LsResult
 from parism.parsers.fs._lsrow import (
     ROWISH,
     RowParser,
@@ -33,6 +32,7 @@ from parism.parsers.fs._lsrow import (
     decode_name,
     strip_indicator,
 )
+from parism.parsers import shellquote
 from parism.parsers.hints import drop_args
 from parism.policy.tokenize import Tokens
 
@@ -83,58 +83,6 @@ def _hint(args: list[str]) -> list[str]:
 
 
 CONTRACT = Contract(flags=FLAGS, values=VALUES, supports=_supports, hint=_hint)
-
-
-class Perms(BaseModel):
-    owner: str
-    group: str
-    other: str
-
-
-class LsEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    type: str | None = None
-    file_kind: str | None = None
-    target: str | None = None
-    directory: str | None = None
-    mode: str | None = None
-    attr: str | None = None
-    permissions: Perms | None = None
-    mode_octal: str | None = None
-    setuid: bool | None = None
-    setgid: bool | None = None
-    sticky: bool | None = None
-    ambiguous_link: bool | None = None
-    stat_failed: bool | None = None
-    links: int | None = None
-    owner: str | None = None
-    group: str | None = None
-    size_bytes: int | None = None
-    size: str | None = None
-    size_bytes_approx: int | None = None
-    major: int | None = None
-    minor: int | None = None
-    device_id: str | None = None
-    inode: int | None = None
-    blocks: str | None = None
-    modified_raw: str | None = None
-    modified_at: str | None = None
-    indicator: str | None = None
-
-
-class LsTotal(BaseModel):
-    directory: str | None = None
-    total: str
-
-
-class LsResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    entries: list[LsEntry]
-    totals: list[LsTotal] | None = None
-    warnings: list[str] | None = None
-    unresolved: list[str] | None = None
-    hint_args: list[str] | None = None
 
 
 def _style(tokens: Tokens) -> RowStyle:
@@ -350,6 +298,20 @@ class _Reader:
         return row
 
 
+def _unquote(reader: _Reader) -> None:
+    """uutils ``ls`` (and GNU ``ls`` on a terminal) print names in shell quoting: decode them
+    when the listing's names say so (``shellquote.shell_quoted``), section headers included.
+    Every printed name was then one complete word, so none spans lines: the order check's
+    warning (made on the quoted text) no longer applies."""
+    if not shellquote.unquote_rows(reader.entries, "name", "target"):
+        return
+    reader.warnings = [w for w in reader.warnings if not w.startswith("possible_names_with_newlines")]
+    for item in (*reader.entries, *reader.totals):
+        if isinstance(item.get("directory"), str):
+            item["directory"] = shellquote.decode(str(item["directory"]))
+    reader.warnings.append(shellquote.WARNING)
+
+
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = split_lines(text)
     reader = _Reader(lines, pin)
@@ -360,6 +322,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
             raise Unrecognized("ls: no line matched the long-listing row layout")
     else:
         unresolved = reader.short()
+    if not (reader.style.escaped or reader.style.c_quoted):
+        _unquote(reader)
     out: dict[str, object] = {"entries": reader.entries}
     if reader.totals:
         out["totals"] = reader.totals
@@ -381,5 +345,6 @@ PARSER = Parser(
     row_fields=tuple(LsEntry.model_fields),
     noise=r"^total \S+$|^\S.*:$",
     os=UNIX_OS,
+    prints_always=_is_long,  # a long listing prints "total N" even for an empty directory
     examples=(("-la",), ("-l",), ("-lah",), ("-alR", "/usr"), ("-1",), (), ("-l", "--time-style=full-iso")),
 )

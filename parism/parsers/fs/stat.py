@@ -1,15 +1,18 @@
-"""``stat`` — GNU labelled blocks (one per file) and the BSD/macOS one-line default.
+"""``stat`` — GNU and toybox labelled blocks (one per file; C, German or French labels, read from
+the text) and the BSD/macOS one-line default.
 
 Schema::
 
-    {files: [{file, target?, size_bytes, blocks, io_block?, file_type?, device?, device_type?,
+    {files: [{file, target?, size_bytes, blocks, io_block?, block_size?, file_type?, device?, device_type?,
               inode, links, permissions: "-rwxr-xr-x", mode_octal?: "0755", uid?, uid_name?,
               gid?, gid_name?, context?, accessed_at?, modified_at?, changed_at?, birth_at?,
               accessed_raw?, modified_raw?, changed_raw?, birth_raw?, flags?, rdev?}],
-     format: "gnu"|"bsd", warnings?: [str]}
+     format: "gnu"|"bsd", locale?: "de"|"fr", warnings?: [str]}
 
 ``*_at`` are ISO 8601 (GNU keeps nanoseconds and the zone offset); ``*_raw`` is the printed text.
-A ``Birth: -`` (unknown) leaves ``birth_at`` out.  GNU names may be quoted ('a', ‘a’ in UTF-8
+A ``Birth: -`` (unknown) leaves ``birth_at`` out.  toybox's ``IO Blocks:`` is the size of the
+unit ``Blocks`` counts (512), so it is ``block_size`` there, never ``io_block`` (GNU's
+``st_blksize``).  GNU names may be quoted ('a', ‘a’ in UTF-8
 locales) or bare (coreutils ≥ 9); a name with a newline continues until the ``Size:`` line.
 BSD lines: ``dev ino mode nlink user group rdev size "atime" "mtime" "ctime" "btime" blksize
 blocks flags name`` (numeric uid/gid and file type are not printed there, so they stay absent).
@@ -21,10 +24,12 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized, Unsupported, always
 from parism.parsers.dates import gnu_to_iso, month_day_to_iso
 from parism.parsers.fs._common import MODE_RE, mode_info, split_lines, split_link
+from parism.parsers.fs._stat_labels import LANGUAGES, StatLines, stat_lines
 from parism.parsers.hints import drop_args
+from parism.parsers.l10n import C_LOCALE_HINT
 from parism.policy.tokenize import Tokens
 
 FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data", "--printf": "data",
@@ -53,6 +58,7 @@ class StatFile(BaseModel):
     size_bytes: int | None = None
     blocks: int | None = None
     io_block: int | None = None
+    block_size: int | None = None
     file_type: str | None = None
     device: str | None = None
     device_type: str | None = None
@@ -81,20 +87,17 @@ class StatResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
     files: list[StatFile]
     format: str
+    locale: str | None = None
     warnings: list[str] | None = None
 
 
 _QUOTES = {"'": "'", "\u2018": "\u2019", '"': '"', "`": "'"}
-_SIZE = re.compile(r"\s*Size:\s*(\d+)\s+Blocks:\s*(\d+)\s+IO Block:\s*(\d+)\s*(.*)")
-_DEVICE = re.compile(r"Device:\s*(\S+)\s+Inode:\s*(\d+)\s+Links:\s*(\d+)(?:\s+Device type:\s*(\S+))?\s*")
-_ACCESS = re.compile(r"Access:\s*\((\d+)/(" + MODE_RE + r")\)\s+Uid:\s*\(\s*(\d+)/\s*(.*?)\)\s+Gid:\s*\(\s*(\d+)/\s*(.*?)\)\s*")
-_TIME = re.compile(r"\s*(Access|Modify|Change|Birth):\s*(.*)")
-_TIME_KEYS = {"Access": "accessed", "Modify": "modified", "Change": "changed", "Birth": "birth"}
 _BSD = re.compile(
     r"(?P<dev>\d+) (?P<ino>\d+) (?P<mode>" + MODE_RE + r")\S? (?P<nlink>\d+) (?P<user>\S+) (?P<group>\S+) "
     r"(?P<rdev>\S+) (?P<size>\d+) \"(?P<a>[^\"]*)\" \"(?P<m>[^\"]*)\" \"(?P<c>[^\"]*)\" \"(?P<b>[^\"]*)\" "
     r"(?P<blksize>\d+) (?P<blocks>\d+) (?P<flags>\S+) (?P<name>.*)"
 )
+_PERMISSIONS = re.compile(r"\(\d{3,4}/" + MODE_RE + r"\)")
 
 
 def _unquote(text: str, link_size: int | None) -> tuple[str, str | None, bool]:
@@ -111,6 +114,12 @@ def _unquote(text: str, link_size: int | None) -> tuple[str, str | None, bool]:
             return text[1:-1], None, False
     if link_size is None:
         return text, None, False
+    if text.endswith("'"):  # toybox quotes only the target: lp -> 'plain'; the link's size says where
+        cut = text.find(" -> '")
+        while cut >= 0:
+            if len(text[cut + 5:-1].encode("utf-8", "surrogateescape")) == link_size:
+                return text[:cut], text[cut + 5:-1], False
+            cut = text.find(" -> '", cut + 1)
     return split_link(text, link_size)
 
 
@@ -122,27 +131,29 @@ def _set_time(rec: dict[str, object], key: str, raw: str, iso: str | None) -> No
         rec[f"{key}_at"] = iso
 
 
-def _gnu(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
+def _gnu(lines: list[str], lab: StatLines, warnings: list[str]) -> list[dict[str, object]]:
     files: list[dict[str, object]] = []
     rec: dict[str, object] | None = None
     name_lines: list[str] | None = None
     for n, line in enumerate(lines, start=1):
-        if line.startswith("  File: "):
-            name_lines = [line[8:]]
+        if (f := lab.file.fullmatch(line)) is not None:
+            name_lines = [f.group(1)]
             rec = None
             continue
-        m = _SIZE.fullmatch(line)
+        m = lab.size.fullmatch(line)
         if m and name_lines is not None:
-            is_link = m.group(4).strip() == "symbolic link"
-            name, target, ambiguous = _unquote("\n".join(name_lines), int(m.group(1)) if is_link else None)
+            kind = lab.file_type(m.group(4).strip())
+            name, target, ambiguous = _unquote("\n".join(name_lines), int(m.group(1)) if kind == "symbolic link" else None)
             rec = {"file": name}
             if target is not None:
                 rec["target"] = target
             if ambiguous:
                 warnings.append(f"symlink {name!r}: ' -> ' occurs in the name or target; split at the first")
-            rec.update(size_bytes=int(m.group(1)), blocks=int(m.group(2)), io_block=int(m.group(3)))
-            if m.group(4):
-                rec["file_type"] = m.group(4).strip()
+            # toybox's "IO Blocks:" is the bytes per counted block (%B, 512), not st_blksize
+            third = "block_size" if lab.toybox(line) else "io_block"
+            rec.update({"size_bytes": int(m.group(1)), "blocks": int(m.group(2)), third: int(m.group(3))})
+            if kind:
+                rec["file_type"] = kind
             files.append(rec)
             name_lines = None
             continue
@@ -153,23 +164,23 @@ def _gnu(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
             if line.strip():
                 warnings.append(f"line {n} is outside a File: block: {line[:80]!r}")
             continue
-        _gnu_field(rec, line, n, warnings)
+        _gnu_field(rec, line, lab, n, warnings)
     return files
 
 
-def _gnu_field(rec: dict[str, object], line: str, n: int, warnings: list[str]) -> None:
-    if m := _DEVICE.fullmatch(line):
+def _gnu_field(rec: dict[str, object], line: str, lab: StatLines, n: int, warnings: list[str]) -> None:
+    if m := lab.device.fullmatch(line):
         rec.update(device=m.group(1), inode=int(m.group(2)), links=int(m.group(3)))
         if m.group(4):
             rec["device_type"] = m.group(4)
-    elif m := _ACCESS.fullmatch(line):
+    elif m := lab.access.fullmatch(line):
         rec.update(mode_octal=m.group(1).zfill(4), permissions=m.group(2), uid=int(m.group(3)), uid_name=m.group(4),
                    gid=int(m.group(5)), gid_name=m.group(6))
-    elif m := _TIME.fullmatch(line):
+    elif m := lab.time.fullmatch(line):
         raw = m.group(2)
-        _set_time(rec, _TIME_KEYS[m.group(1)], raw, gnu_to_iso(raw))
-    elif line.startswith("Context: "):
-        rec["context"] = line[9:].strip()
+        _set_time(rec, lab.time_keys[m.group(1)], raw, gnu_to_iso(raw))
+    elif m := lab.context.fullmatch(line):
+        rec["context"] = m.group(1).strip()
     elif line.strip():
         warnings.append(f"line {n} is not a stat field: {line[:80]!r}")
 
@@ -199,14 +210,28 @@ def _bsd(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = split_lines(text)
     warnings: list[str] = []
-    gnu = any(ln.startswith("  File: ") for ln in lines[:50])
-    files = _gnu(lines, warnings) if gnu else _bsd(lines, warnings)
+    lab = _language(lines[:50])
+    files = _gnu(lines, lab, warnings) if lab else _bsd(lines, warnings)
     if not files and any(ln.strip() for ln in lines):
+        if any(_PERMISSIONS.search(ln) for ln in lines[:50]):
+            raise Unsupported("stat: the labels are in a language this parser does not read",
+                              hint_args=pin.sub_args, hint_reason=C_LOCALE_HINT)
         raise Unrecognized("stat: neither GNU 'File:' blocks nor BSD one-line records")
-    out: dict[str, object] = {"files": files, "format": "gnu" if gnu else "bsd"}
+    out: dict[str, object] = {"files": files, "format": "gnu" if lab else "bsd"}
+    if lab and lab.lang != "C":
+        out["locale"] = lab.lang
     if warnings:
         out["warnings"] = warnings
     return out
+
+
+def _language(head: list[str]) -> StatLines | None:
+    """The labels of the first ``File:`` line (GNU and toybox, C/German/French); None: BSD."""
+    for lang in LANGUAGES:
+        lab = stat_lines(lang)
+        if any(lab.file.fullmatch(ln) for ln in head):
+            return lab
+    return None
 
 
 PARSER = Parser(
@@ -217,5 +242,6 @@ PARSER = Parser(
     rows_key="files",
     row_fields=tuple(StatFile.model_fields),
     os=UNIX_OS,
+    prints_always=always,
     examples=(("file.txt",), ("-L", "a", "b")),
 )

@@ -21,7 +21,9 @@ output is read by header.  Lines that do not fit
 the header are listed in ``unparsed`` instead of being dropped silently.  Units: ``vsz``, ``rss``
 and ``sz`` are what ps prints (KiB for vsz/rss on Linux and macOS, pages for sz); ``cpu``/``mem``
 are percentages; ``time``/``elapsed``/``start`` stay text because their format varies by OS
-(``0:03``, ``7:53.61``, ``1-02:03:04``).
+(``0:03``, ``7:53.61``, ``1-02:03:04``).  BusyBox ``ps`` writes ``{comm} args`` when the
+executable's name differs from ``argv[0]``; that marker becomes ``comm`` and leaves ``command``
+(BusyBox is told apart by its left-aligned ``PID`` title: procps right-aligns it over the pids).
 """
 
 from __future__ import annotations
@@ -152,11 +154,20 @@ def _hint(args: list[str]) -> list[str]:
     return ["-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args"]
 
 
+def _no_header(tokens: Tokens) -> bool:
+    return tokens.has("--no-headers", "--no-heading") or any(
+        "h" in p.text for p in tokens.positionals[:1] if _BSD_WORD.fullmatch(p.text))
+
+
+def _prints_header(tokens: Tokens) -> bool:
+    """Every form but ``--no-headers``/BSD ``h`` prints its header, even when no process matches."""
+    return not _no_header(tokens)
+
+
 def _layout(header: str, pin: ParseInput) -> tuple[list[str], int]:
     """Column keys and how many leading lines are header (``header`` is the first non-blank line)."""
     tokens = pin.tokens
-    no_header = tokens.has("--no-headers", "--no-heading") or any(
-        "h" in p.text for p in tokens.positionals[:1] if _BSD_WORD.fullmatch(p.text))
+    no_header = _no_header(tokens)
     fmt = _format_keywords(tokens)
     if fmt is not None:
         keys = [_column_key(kw) or kw for kw, _ in fmt]
@@ -248,6 +259,26 @@ def _columns_regex(kinds: list[str]) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+_BUSYBOX_COMM = re.compile(r"\{(.{1,15}?)\} (.*)", re.DOTALL)
+_PID_VALUE = re.compile(r"\s*\d+")
+
+
+def _busybox(header: str, first_row: str) -> bool:
+    """BusyBox left-aligns the ``PID`` title and prints pids right-aligned in five columns, so
+    a pid ends past its title; procps right-aligns both (they end in the same column)."""
+    title = re.search(r"(?<!\S)PID(?!\S)", header)
+    value = _PID_VALUE.match(first_row, title.start()) if title and title.start() == 0 else None
+    return value is not None and value.end() > title.end()  # type: ignore[union-attr]
+
+
+def _strip_comm_marker(rows: list[dict[str, object]]) -> None:
+    for row in rows:
+        m = _BUSYBOX_COMM.fullmatch(str(row.get("command", "")))
+        if m:
+            row["command"] = m.group(2)
+            row.setdefault("comm", m.group(1))
+
+
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = text.splitlines()
     first = next((i for i, ln in enumerate(lines) if ln and not ln.isspace()), None)
@@ -267,6 +298,10 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
             rows.append(row)
     if not rows and unparsed:
         raise Unrecognized(f"ps: no line matched the {len(keys)} columns of the header")
+    if skip and rows and "command" in reader.fields:
+        first_row = next(ln for ln in islice(lines, first + 1, None) if ln and not ln.isspace())
+        if _busybox(lines[first], first_row):
+            _strip_comm_marker(rows)
     out: dict[str, object] = {"processes": rows}
     if unparsed:
         out["unparsed"] = unparsed
@@ -297,5 +332,6 @@ PARSER = Parser(
     row_fields=tuple(sorted({f for f, _ in _COLUMNS.values()} | {"other"})),
     header_lines=1,
     os=UNIX_OS,
+    prints_always=_prints_header,
     examples=(("aux",), ("-ef",), ("-eo", "pid,ppid,user,%cpu,%mem,stat,etime,args")),
 )

@@ -9,7 +9,9 @@ Schema::
 Which counts a row holds comes from the flags, in the order wc prints them (lines, words,
 chars, bytes, max line length); no counter flag means the default three (lines words bytes).
 ``file`` is null for standard input. The ``total`` row (several files, or ``--total=always``)
-is reported apart from the entries, never as a file named "total".
+is reported apart from the entries, never as a file named "total".  Names in shell quoting are
+decoded: all of them when uutils ``wc`` quoted the listing (``'a b'``, a warning says so), and
+the newline names GNU ``wc`` quotes (``'a'$'\\n''b'``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers import shellquote
+from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, always
 from parism.parsers.table import split_row, to_int
 from parism.parsers.text._common import split_lines
 
@@ -46,6 +49,7 @@ class WcEntry(Counts):
 class WcResult(BaseModel):
     entries: list[WcEntry]
     total: Counts | None = None
+    warnings: list[str] | None = None
 
 
 def columns(pin: ParseInput) -> list[str]:
@@ -70,6 +74,13 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
             row["file"] = parts[len(cols)]
         rows.append(row)
     out: dict[str, Any] = {"entries": rows}
+    if shellquote.unquote_rows(rows, "file"):
+        out["warnings"] = [shellquote.WARNING]
+    else:
+        for row in rows:
+            name = row.get("file")
+            if isinstance(name, str) and (value := shellquote.newline_name(name)) is not None:
+                row["file"] = value
     if rows and (mode == "only" or (rows[-1].get("file") == "total" and (len(rows) > 2 or mode == "always"))):
         total = rows.pop()
         total.pop("file", None)
@@ -87,5 +98,6 @@ PARSER = Parser(
     schema=WcResult,
     rows_key="entries",
     row_fields=("file", "lines", "words", "chars", "bytes", "max_line_length"),
+    prints_always=always,
     examples=(("-l", "src/app.py"), ("a.txt", "b.txt")),
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.parsers.fs._util import err, ok
 
 
@@ -28,3 +30,16 @@ def test_merged_stderr_lines_are_errors_not_paths() -> None:
 def test_actions_that_change_the_output_are_unsupported() -> None:
     assert err(["find", ".", "-ls"], "x\n").reason == "unsupported_format"
     assert err(["find", ".", "-exec", "rm", "{}", ";"], "x\n").reason == "unsupported_format"
+
+
+@pytest.mark.parametrize("args,hint", [
+    ([".", "-printf", "%p %s\n"], [".", "-print0"]),  # the format is -printf's, not a starting point
+    (["/tmp", "-name", "*.py", "-printf", "%s %p\n"], ["/tmp", "-name", "*.py", "-print0"]),
+    ([".", "-fprintf", "out.txt", "%p\n"], [".", "-print0"]),
+    ([".", "-type", "f", "-exec", "wc", "-l", "{}", "+"], [".", "-type", "f", "-print0"]),
+    ([".", "-maxdepth", "1", "-ls"], [".", "-maxdepth", "1", "-print0"]),
+])
+def test_hint_drops_each_action_with_its_arguments(args: list[str], hint: list[str]) -> None:
+    e = err(["find", *args], "x\n")
+    assert e.reason == "unsupported_format"
+    assert e.hint is not None and e.hint.args == hint

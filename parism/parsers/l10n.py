@@ -1,0 +1,52 @@
+"""What the locale-aware parsers share: month names and words of the languages they read.
+
+Parism runs commands under ``LC_ALL=C.UTF-8``, but saved output (``parse_output``) may come from
+a German or French terminal.  The language is never passed in: each parser recognises it from
+the text (a translated header or label), using the tables here for what several of them print —
+month abbreviations (``ls``: ``1. Dez``, ``déc.``), the ``total`` word (``insgesamt``).  The
+tables are glibc's ``abmon`` and coreutils' translations as installed on Debian 12 (a test checks
+them against the real locale data); any other language is refused with ``C_LOCALE_HINT``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+LANGUAGES = ("C", "de", "fr")
+
+# glibc LC_TIME abmon, in month order
+ABMON: dict[str, tuple[str, ...]] = {
+    "C": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+    "de": ("Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"),
+    "fr": ("janv.", "févr.", "mars", "avril", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."),
+}
+# coreutils' "total" (ls -l, wc, du -c)
+TOTAL_WORDS: dict[str, str] = {"C": "total", "de": "insgesamt", "fr": "total"}
+
+C_LOCALE_HINT = "rerun with LC_ALL=C (the output is in a language this parser does not read)"
+
+
+def _key(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+_MONTHS: dict[str, dict[str, int]] = {
+    lang: {_key(m): i + 1 for i, m in enumerate(names)} for lang, names in ABMON.items()
+}
+
+
+def month(name: str, lang: str | None = None) -> int | None:
+    """1–12 for a month abbreviation of ``lang`` (any known language when None), else None."""
+    key = _key(name)
+    if lang is not None:
+        return _MONTHS.get(lang, {}).get(key)
+    for table in _MONTHS.values():
+        if key in table:
+            return table[key]
+    return None
+
+
+def month_language(name: str) -> str | None:
+    """The language whose abbreviation this is (``C`` first: ``Jan`` is English and German)."""
+    key = _key(name)
+    return next((lang for lang, table in _MONTHS.items() if key in table), None)
