@@ -11,7 +11,9 @@ Why it is built this way:
 - the fallback engine is bounded by a time budget per call; when it runs out, the text is
   withheld (``Masked.withheld_reason``) — fail closed, never returned unmasked;
 - an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
-  it is fixed every ``mask`` call withholds its text.
+  it is fixed every ``mask`` call withholds its text;
+- what ``mask`` masked once stays masked: its values are remembered, hashed (``memory.py``), and
+  any slice of 12+ characters of them is masked in every later text of the same redactor.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from parism.redact.engine import (
     replace_spans,
 )
 from parism.redact.kube import KIND_SECRET_SOURCE, secret_data_spans
+from parism.redact.memory import SecretMemory
 from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 
 DEFAULT_MARKER = "[REDACTED]"
@@ -110,6 +113,7 @@ class Redactor:
         self.enabled = enabled
         self.marker = marker
         self._limit_s = fallback_time_limit_s
+        self.memory = SecretMemory()  # one per redactor: per engine, never shared between engines
 
     @classmethod
     def from_config(cls, cfg: Any) -> Redactor:
@@ -173,11 +177,14 @@ class Redactor:
         if found.withheld_reason is not None:
             return Masked("", 0, found.withheld_reason, found.fallback_ran)
         spans = merge([(h.start, h.end) for h in found.hits])
+        for start, end in spans:
+            self.memory.remember(text[start:end])
+        spans = merge(spans + self.memory.spans(text))  # slices of what was masked before
         return Masked(replace_spans(text, spans, self.marker), len(spans), None, found.fallback_ran)
 
     def none_can_match(self, texts: Sequence[str]) -> bool:
         """True when ``mask`` would return every one of ``texts`` unchanged, known from one gate
-        pass over them joined by newlines.
+        pass over them joined by newlines (and one look into the memory of masked values).
 
         Why that is enough: a rule's match inside one text is still a match in the joined text
         (the newline around it is what ``\\b``, ``(?m)^`` and ``(?m)$`` see at a text's ends; no
@@ -186,7 +193,8 @@ class Redactor:
         anything, so with user patterns (or invalid ones) the answer is always False."""
         if self._user or self._problems or not self.enabled:
             return False
-        return not self._use_builtin_rules or not _GATE.select("\n".join(texts))
+        joined = "\n".join(texts)
+        return (not self._use_builtin_rules or not _GATE.select(joined)) and not self.memory.spans(joined)
 
     def echo(self, args: Sequence[str], cmd: str | None = None, *, expected: Sequence[str] = ()) -> Echo:
         """The masks of one call's echoes (``parism.redact.echo``): build once per call."""

@@ -73,9 +73,10 @@ def test_kubernetes_secret_yaml(redactor: Redactor) -> None:
     assert "kind: Secret\nmetadata:\n  name: app-db\n" in masked.text
 
 
-def test_configmap_data_is_not_masked(redactor: Redactor) -> None:
+def test_configmap_data_is_not_masked() -> None:
+    # a fresh redactor: the shared one remembers these values from the Secret tests above
     text = KUBE_SECRET_YAML.replace("kind: Secret", "kind: ConfigMap")
-    masked = redactor.mask(text)
+    masked = Redactor().mask(text)
     assert "  dsn: " in masked.text and "[REDACTED]" not in masked.text.split("stringData")[0]
 
 
