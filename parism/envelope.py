@@ -12,9 +12,9 @@ again when it builds the classes, and the MCP server builds them before it can a
 
 import json
 from functools import partial
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_serializer
 from pydantic_core import to_jsonable_python
 
 FailureKind = Literal["guard", "exec", "parse", "config"]
@@ -55,10 +55,19 @@ class ParseError(WireModel):
     hint: Hint | None = None
 
 
+#: ``parsed`` in the published schema: 43 parsers' shapes as one union would be most of
+#: ``tools/list``; clients get the kind and learn a command's shape from ``describe(cmd)``.
+PARSED_SCHEMA = {
+    "type": ["object", "array", "null"],
+    "description": "The parser's structured reading of the output (its shape per command: "
+    "describe(cmd).parser); null when no parser ran or parsing failed (see parse_error).",
+}
+
+
 class OutputField(WireModel):
     _always = frozenset({"parsed"})
     raw: str
-    parsed: Any = None
+    parsed: Annotated[Any, WithJsonSchema(PARSED_SCHEMA)] = None
     parse_error: ParseError | None = None
 
 

@@ -1,9 +1,9 @@
-"""MCP stdio server: four tools that hand their arguments to the engine and serialise its answer.
+"""MCP stdio server: the tool table of :mod:`parism.mcp.tools` served over the SDK.
 
-The server holds no pipeline logic.  Each tool returns a ``CallToolResult`` so we control the text
-block (compact JSON, the same bytes as ``structuredContent``) and ``isError`` (spec decision 11);
-its ``outputSchema`` is the one the SDK derives for ``Annotated[CallToolResult, Model]``, computed
-once per model (:func:`output_schema`).  Cancellation reaches the engine as anyio cancellation of
+The server holds no pipeline logic.  Each tool is a row (options model → engine call → answer
+model); its arguments are built by :func:`parism.options.build`, never by the SDK's lax argument
+models, and its ``CallToolResult`` is ours (compact JSON text, ``isError`` per spec decision 11).
+An unknown tool is a JSON-RPC error (-32602).  Cancellation reaches the engine as anyio cancellation of
 the tool task (the engine kills the child tree); :func:`_exit_on_signal` turns SIGTERM/SIGINT/SIGHUP
 into the same cancellation, because the SDK does not handle them and a dying server would
 otherwise orphan its children.
@@ -13,34 +13,29 @@ annotations`` (the SDK would evaluate each tool's annotation strings again), the
 only once the tool list is out (:class:`LazyEngine`, :func:`_warm_up`).
 """
 
-import functools
 import gc
 import logging
 import os
 import sys
 import threading
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.lowlevel
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.tools import Tool as RegisteredTool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
-from pydantic import Field
-from pydantic_core import to_json
+from mcp.types import INVALID_PARAMS, CallToolResult, Tool, ToolAnnotations
 
 from parism.cli.signals import next_signal
-from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
+from parism.clip import clip
+from parism.mcp.tools import InFlight, ToolRow, call, tool_rows
 
 if TYPE_CHECKING:
     from parism.config import LoadedConfig
     from parism.engine import Engine
 
 log = logging.getLogger("parism.mcp")
-M = TypeVar("M", bound=WireModel)
 
 INSTRUCTIONS = """\
 Parism runs allowlisted shell commands without a shell and returns a JSON envelope.
@@ -51,64 +46,6 @@ Parism runs allowlisted shell commands without a shell and returns a JSON envelo
 4. ok=true: read stdout.parsed; when it is null or stdout.parse_error is set, use stdout.raw.
    ok=false: branch on failure.kind (guard|exec|parse|config); failure.hint says what to change.
    A non-zero exit code is data (failure.reason non_zero_exit), not a tool error."""
-
-#: Exec reasons that mean "the command did not run to completion" (decision 11).
-_TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable",
-                                       "sandbox_unsupported"})
-
-#: Answers that only read state: describe and dry_run never spawn anything.
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-
-Cmd = Annotated[str, Field(description="Program name, looked up on PATH (never run through a shell).")]
-Args = Annotated[list[str], Field(description="Arguments, passed as argv (one list item per argument).")]
-Cwd = Annotated[
-    str | None,
-    Field(description="Working directory; must be inside the allowed paths. Default: the server's."),
-]
-Format = Annotated[
-    Literal["json", "compact", "json-no-raw"] | None,
-    Field(
-        description='"json" (parsed + raw), "compact" (rows folded into columns), "json-no-raw" '
-        "(parsed only). Unset: json, compacted automatically when the result has many rows."
-    ),
-]
-IncludeDiff = Annotated[
-    bool, Field(description="Report files created/deleted/modified under cwd (depth 2).")
-]
-
-
-def is_tool_error(failure: Failure | None) -> bool:
-    """Decision 11: only refusals and runs that could not complete are MCP tool errors."""
-    if failure is None:
-        return False
-    if failure.kind in ("guard", "config"):
-        return True
-    return failure.kind == "exec" and failure.reason in _TOOL_ERROR_EXEC_REASONS
-
-
-def _dry_run_is_error(result: DryRunResult) -> bool:
-    """A blocked dry_run is a successful answer; only an unusable configuration is an error."""
-    return result.reason == "invalid_config"
-
-
-def tool_result(model: WireModel, is_error: bool) -> CallToolResult:
-    """Wrap a wire model: structuredContent and a compact text copy carry the same JSON."""
-    wire = model.to_wire()
-    # Compact, non-ASCII kept, about 3x faster than json.dumps (which writes tiny floats as
-    # 1e-05 where this writes 0.00001: the CLI and the MCP text differ there).
-    text = to_json(wire).decode()
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=wire, is_error=is_error
-    )
-
-
-class InFlight:
-    """Process-wide count of running tool calls: the signal handler exits once it drops to zero
-    (every cancelled call has killed its child) instead of always waiting the full grace period."""
-
-    count = 0
 
 
 class LazyEngine:
@@ -138,51 +75,6 @@ class LazyEngine:
         return Engine(self.cfg)
 
 
-async def _guarded(name: str, engine: LazyEngine, call: "Callable[[Engine], Awaitable[M]]") -> M:
-    """Count the call, and turn an unexpected engine exception into a readable tool error."""
-    InFlight.count += 1
-    try:
-        return await call(await engine.get())
-    except anyio.get_cancelled_exc_class():
-        raise
-    except Exception as exc:  # the engine promises values; this is the last line of defence
-        log.exception("internal error in tool %s", name)
-        # the exception text may quote the call's arguments (a token): only its type goes back
-        raise ToolError(f"internal error in {name}: {type(exc).__name__} (details in the server's log)") from exc
-    finally:
-        InFlight.count -= 1
-
-
-#: Seconds between progress notifications of a running command (spec: rate-limit them).
-PROGRESS_INTERVAL_S = 1.0
-
-
-async def _with_progress(ctx: Context | None, work: Awaitable[M]) -> M:
-    """Await ``work`` and, while it runs, report elapsed seconds about once a second.
-
-    Some clients reset their request timeout on progress; the SDK drops the notifications when
-    the request carried no progress token.  A failing notification only stops the ticks.
-    """
-    if ctx is None:  # called outside a request (the SDK always injects one)
-        return await work
-    async with anyio.create_task_group() as tg:
-
-        async def tick() -> None:
-            elapsed = 0
-            while True:
-                await anyio.sleep(PROGRESS_INTERVAL_S)
-                elapsed += 1
-                try:
-                    await ctx.report_progress(elapsed, message=f"running for {elapsed} s")
-                except Exception:  # noqa: BLE001 - progress is best effort
-                    return
-
-        tg.start_soon(tick)
-        result = await work
-        tg.cancel_scope.cancel()
-    return result
-
-
 def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:
     """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
     read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
@@ -199,106 +91,37 @@ def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:
 
 
 class ParismServer(MCPServer):
-    """MCPServer that tells :func:`_serve` when a client has fetched the tool list."""
+    """MCPServer serving Parism's tool table (:mod:`parism.mcp.tools`) instead of the SDK's
+    decorated functions, and telling :func:`_serve` when a client has fetched the tool list."""
 
     tools_listed: anyio.Event | None = None
 
+    def __init__(self, name: str, *, rows: Sequence[ToolRow] = (), engine: LazyEngine | None = None,
+                 **options: Any) -> None:
+        super().__init__(name, **options)
+        self._rows = {row.name: row for row in rows}
+        self._listed = [row.listed() for row in rows]  # schemas built once, before any client
+        self._engine = engine
+
     async def list_tools(self) -> list[Tool]:
-        tools = await super().list_tools()
         if self.tools_listed is not None:
             self.tools_listed.set()
-        return tools
+        return list(self._listed)
 
-
-@functools.cache
-def output_schema(model: type[WireModel]) -> dict[str, Any]:
-    """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (its own code
-    path, so the same bytes), built once per model: run and run_paged share the Envelope's, the
-    largest (about 12 ms of start-up CPU each time it is generated)."""
-    schema = FuncMetadata(arg_model=ArgModelBase, output_model=model).output_schema
-    assert schema is not None  # the SDK raises if a model cannot be given one
-    return schema
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> CallToolResult:
+        """An unknown tool is a protocol error (MCP 2025-11-25: -32602, the name in ``data``);
+        everything else is the row's answer."""
+        row = self._rows.get(name)
+        if row is None or self._engine is None:
+            shown = clip(name)
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown}", data={"tool": shown, "valid": sorted(self._rows)})
+        return await call(row, self._engine, arguments, context)
 
 
 def build_server(engine: LazyEngine, version: str) -> ParismServer:
-    """A fresh server with the four tools bound to ``engine``."""
-    exec_hints = run_annotations(engine.cfg)
-    tools: list[RegisteredTool] = []
-
-    def tool(model: type[WireModel], **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Register a tool returning ``CallToolResult`` that publishes ``model``'s schema.
-
-        The SDK does not validate the result against ``model`` again (a schema published without
-        an ``output_model`` is advertised, not checked): ``structuredContent`` is that model's dump.
-        """
-
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            made = RegisteredTool.from_function(fn, **options)
-            made.fn_metadata.output_schema = output_schema(model)
-            tools.append(made)
-            return fn
-
-        return register
-
-    @tool(Envelope, name="run", title="Run a command", annotations=exec_hints)
-    async def run(
-        cmd: Cmd,
-        args: Args = [],  # noqa: B006 - pydantic copies defaults; the schema shows []
-        cwd: Cwd = None,
-        format: Format = None,
-        includeDiff: IncludeDiff = False,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        """Run an allowlisted command (no shell) and return its parsed output as a JSON envelope."""
-        env = await _guarded(
-            "run",
-            engine,
-            lambda e: _with_progress(ctx, e.arun(cmd, args, cwd, format=format, includeDiff=includeDiff)),
-        )
-        return tool_result(env, is_tool_error(env.failure))
-
-    @tool(Envelope, name="run_paged", title="Run a command, page its output", annotations=exec_hints)
-    async def run_paged(
-        cmd: Cmd,
-        args: Args = [],  # noqa: B006
-        cwd: Cwd = None,
-        page: Annotated[int, Field(ge=0, description="0-based page number.")] = 0,
-        page_size: Annotated[
-            int | None,
-            Field(ge=1, description="Lines per page (default guard.default_page_size, max guard.max_page_size)."),
-        ] = None,
-        includeDiff: IncludeDiff = False,
-        ctx: Context | None = None,
-    ) -> CallToolResult:
-        """Run a command and return one page of its raw output lines (no parsing); see page_info."""
-        env = await _guarded(
-            "run_paged",
-            engine,
-            lambda e: _with_progress(
-                ctx, e.arun_paged(cmd, args, cwd, page=page, page_size=page_size, includeDiff=includeDiff)
-            ),
-        )
-        return tool_result(env, is_tool_error(env.failure))
-
-    @tool(DescribeResult, name="describe", title="Describe the environment", annotations=READ_ONLY)
-    async def describe(
-        cmd: Annotated[
-            str | None,
-            Field(description="A command name: show only its policy, parser and examples."),
-        ] = None,
-    ) -> CallToolResult:
-        """Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules."""
-        # A worker thread: the first describe may probe the sandbox (spawns bwrap).
-        res = await _guarded("describe", engine, lambda e: anyio.to_thread.run_sync(e.describe, cmd))
-        return tool_result(res, is_tool_error(res.failure))
-
-    @tool(DryRunResult, name="dry_run", title="Check a command against the guard", annotations=READ_ONLY)
-    async def dry_run(cmd: Cmd, args: Args = [], cwd: Cwd = None) -> CallToolResult:  # noqa: B006
-        """Run only the guard: would this command be allowed? Nothing is executed."""
-        res = await _guarded("dry_run", engine, lambda e: anyio.to_thread.run_sync(e.dry_run, cmd, args, cwd))
-        return tool_result(res, _dry_run_is_error(res))
-
-    return ParismServer("parism", version=version, instructions=INSTRUCTIONS, tools=tools)
+    """A fresh server with the tool table bound to ``engine``."""
+    return ParismServer("parism", version=version, instructions=INSTRUCTIONS,
+                        rows=tool_rows(run_annotations(engine.cfg)), engine=engine)
 
 
 #: Seconds a termination signal leaves cancelled calls to kill their children before we exit.

@@ -23,7 +23,14 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from parism.clip import clip
+
+PARAM_ECHO = 128  # characters of a parameter name repeated in a refusal
 MAX_INT = 2**31 - 1  # every integer parameter is bounded (JSON clients differ above 2**53)
+
+CMD = "Program name, looked up on PATH (never run through a shell)."
+ARGS = "Arguments, passed as argv (one list item per argument)."
+CWD = "Working directory; must be inside the allowed paths. Default: the server's."
 
 FieldName = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 WhereOp = Literal["eq", "ne", "prefix", "contains", "gt", "gte", "lt", "lte"]
@@ -39,45 +46,65 @@ class StrictOptions(BaseModel):
 
 
 class Where(StrictOptions):
-    field: FieldName
-    op: WhereOp
-    value: str | int | float | bool | None
+    """One condition on a row field; every condition of ``where`` must hold."""
+
+    field: FieldName = Field(description="Row field name (see describe(cmd).parser.row_fields).")
+    op: WhereOp = Field(description="eq ne: equality; prefix contains: strings; gt gte lt lte: order.")
+    value: str | int | float | bool | None = Field(description="The value compared with, typed like the field.")
 
 
 class SortBy(StrictOptions):
-    field: FieldName
-    order: Literal["asc", "desc"] = "asc"
+    """A stable sort on one row field (rows without it last)."""
+
+    field: FieldName = Field(description="Row field to sort on.")
+    order: Literal["asc", "desc"] = Field(default="asc", description="asc (default) or desc.")
 
 
 class Budget(StrictOptions):
-    max_tokens: int = Field(ge=1, le=MAX_INT)
-    tokenizer: Tokenizer = "parism/approx"
-    required_fields: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
-    overflow: Literal["page", "error"] = "page"
+    """A ceiling on the answer's size; rows that do not fit are cut and the answer says how to
+    get them."""
+
+    max_tokens: int = Field(ge=1, le=MAX_INT, description="Largest answer, in tokens of `tokenizer`.")
+    tokenizer: Tokenizer = Field(default="parism/approx", description="How tokens are counted.")
+    required_fields: list[FieldName] | None = Field(
+        default=None, min_length=1, max_length=64, description="Row fields never dropped to fit.")
+    overflow: Literal["page", "error"] = Field(
+        default="page", description="page: cut rows and return a cursor; error: refuse instead.")
 
 
 class CallOptions(StrictOptions):
     """What every command-running call takes."""
 
-    cmd: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
-    cwd: str | None = None
-    includeDiff: bool = False
+    cmd: str = Field(min_length=1, description=CMD)
+    args: list[str] = Field(default_factory=list, description=ARGS)
+    cwd: str | None = Field(default=None, description=CWD)
+    includeDiff: bool = Field(
+        default=False, description="Report files created/deleted/modified under cwd (depth 2).")
 
 
 class RunOptions(CallOptions):
     """``run`` / ``Engine.run`` / ``parism run`` (contract §3.1)."""
 
-    format: Literal["json", "compact", "json-no-raw"] | None = None
-    select: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
-    where: list[Where] | None = Field(default=None, min_length=1, max_length=16)
-    sort_by: SortBy | None = None
-    limit: int | None = Field(default=None, ge=0, le=MAX_INT)
-    array: FieldName | None = None
-    budget: Budget | None = None
-    contract_version: Literal["stable", "next"] = "stable"
-    evidence: Literal["none", "rows", "fields"] = "none"
-    retain: bool = False
+    format: Literal["json", "compact", "json-no-raw"] | None = Field(
+        default=None,
+        description='"json" (parsed + raw), "compact" (rows folded into columns), "json-no-raw" '
+        "(parsed only). Unset: json, compacted automatically when the result has many rows.")
+    select: list[FieldName] | None = Field(
+        default=None, min_length=1, max_length=64, description="Row fields to keep, in this order.")
+    where: list[Where] | None = Field(
+        default=None, min_length=1, max_length=16, description="Row conditions, all must hold.")
+    sort_by: SortBy | None = Field(default=None, description="Sort the rows on one field.")
+    limit: int | None = Field(
+        default=None, ge=0, le=MAX_INT, description="Keep the first N rows (0: only the summary).")
+    array: FieldName | None = Field(
+        default=None, description="Which top-level row array to project when there are several.")
+    budget: Budget | None = Field(default=None, description="Cap the answer's size in tokens.")
+    contract_version: Literal["stable", "next"] = Field(
+        default="stable", description='"next" adds the review block (result_id, warnings).')
+    evidence: Literal["none", "rows", "fields"] = Field(
+        default="none", description="Source spans in the raw output per row or per field.")
+    retain: bool = Field(
+        default=False, description="Keep the result for fetch_result/explain_result/compare_results.")
 
     def projection_requested(self) -> bool:
         return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))
@@ -90,8 +117,25 @@ class RunOptions(CallOptions):
 class PagedOptions(CallOptions):
     """``run_paged``: line pages of raw stdout; projection parameters are unknown here."""
 
-    page: int = Field(default=0, ge=0, le=MAX_INT)
-    page_size: int | None = Field(default=None, ge=1, le=MAX_INT)
+    page: int = Field(default=0, ge=0, le=MAX_INT, description="0-based page number.")
+    page_size: int | None = Field(
+        default=None, ge=1, le=MAX_INT,
+        description="Lines per page (default guard.default_page_size, max guard.max_page_size).")
+
+
+class DescribeOptions(StrictOptions):
+    """``describe``: the environment, or one command's rules."""
+
+    cmd: str | None = Field(
+        default=None, min_length=1, description="A command name: show only its policy, parser and examples.")
+
+
+class DryRunOptions(StrictOptions):
+    """``dry_run``: the guard's decision on a call, nothing executed."""
+
+    cmd: str = Field(min_length=1, description=CMD)
+    args: list[str] = Field(default_factory=list, description=ARGS)
+    cwd: str | None = Field(default=None, description=CWD)
 
     unknown_notes: ClassVar[dict[str, str]] = dict.fromkeys(
         ("format", "select", "where", "sort_by", "limit", "array", "budget", "evidence", "retain",
@@ -153,7 +197,7 @@ def build(model: type[O], raw: Mapping[str, Any] | Any) -> O | OptionsError:
 def _first_error(model: type[StrictOptions], exc: ValidationError) -> OptionsError:
     err = exc.errors(include_url=False)[0]
     loc = [str(p) for p in err["loc"]]
-    param = ".".join(loc)
+    param = clip(".".join(loc), PARAM_ECHO)  # a key is caller input too: a 10 MB name is not echoed
     kind = err["type"]
     if kind == "extra_forbidden":
         owner = _model_at(model, loc[:-1])

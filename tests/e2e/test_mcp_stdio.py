@@ -79,7 +79,8 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
     tools = {t.name: t for t in (await session.list_tools()).tools}
     assert set(tools) == TOOLS
     expected_params = {
-        "run": {"cmd", "args", "cwd", "format", "includeDiff"},
+        "run": {"cmd", "args", "cwd", "format", "includeDiff", "select", "where", "sort_by", "limit",
+                "array", "budget", "contract_version", "evidence", "retain"},
         "run_paged": {"cmd", "args", "cwd", "page", "page_size", "includeDiff"},
         "describe": {"cmd"},
         "dry_run": {"cmd", "args", "cwd"},
@@ -87,6 +88,7 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
     for name, tool in tools.items():
         props = tool.input_schema["properties"]
         assert set(props) == expected_params[name], name
+        assert tool.input_schema["additionalProperties"] is False, name
         assert all(p.get("description") for p in props.values()), name
         assert tool.output_schema is not None and tool.output_schema.get("type") == "object"
         assert tool.annotations is not None
@@ -210,8 +212,8 @@ async def test_malformed_arguments_are_clear_tool_errors(
 ) -> None:
     bad = await session.call_tool("run", arguments)
     text = error_text(bad)
-    assert mentions in text and "validation error" in text
-    assert "errors.pydantic.dev" not in text  # no token noise
+    assert f"'{mentions}'" in text and text.startswith("invalid arguments for run: ")
+    assert "errors.pydantic.dev" not in text and "runArguments" not in text  # no internal names
     good = await session.call_tool("run", {"cmd": "ls"})
     assert good.is_error is False and payload(good)["ok"] is True
 
@@ -391,7 +393,7 @@ async def test_internal_error_does_not_echo_exception_text() -> None:
     could quote the call's arguments, which may hold a secret."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from parism import mcp_server
+    from parism.mcp import tools
 
     class Boom:
         cfg = None
@@ -400,7 +402,7 @@ async def test_internal_error_does_not_echo_exception_text() -> None:
             raise RuntimeError("--token=ghp_" + "A" * 36)
 
     try:
-        await mcp_server._guarded("run", Boom(), lambda e: e)  # type: ignore[arg-type]
+        await tools.guarded("run", Boom(), lambda e: e)  # type: ignore[arg-type]
     except ToolError as err:
         assert "ghp_" not in str(err) and "RuntimeError" in str(err)
     else:

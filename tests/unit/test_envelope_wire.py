@@ -37,7 +37,7 @@ from parism.envelope import (
     Telemetry,
     WireModel,
 )
-from parism.mcp_server import tool_result
+from parism.mcp.tools import tool_result
 
 
 class Aliased(BaseModel):

@@ -1,0 +1,232 @@
+"""The tool table: one row per MCP tool, its options model, its answer model and its call.
+
+Why a table and not the SDK's decorated functions: the SDK builds an argument model from each
+function signature and validates with it laxly (``includeDiff: 0`` became ``False``, ``page:
+true`` became ``1``, unknown keys were dropped) and names that model (``runArguments``) in its
+errors. Here the input schema *is* the options model of :mod:`parism.options`, and arguments are
+built with :func:`parism.options.build` — the same layer the CLI and the library use — so a call
+is refused alike on every surface, naming the parameter and listing the valid ones. A new tool is
+a new row (``fetch_result`` & co. call ``Engine.acall`` like ``run``).
+"""
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from pydantic_core import to_json
+
+from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
+from parism.options import (
+    DescribeOptions,
+    DryRunOptions,
+    OptionsError,
+    PagedOptions,
+    RunOptions,
+    StrictOptions,
+    build,
+)
+
+if TYPE_CHECKING:
+    from parism.engine import Engine
+    from parism.mcp_server import LazyEngine
+
+log = logging.getLogger("parism.mcp")
+M = TypeVar("M", bound=WireModel)
+
+#: Exec reasons that mean "the command did not run to completion" (decision 11).
+_TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable",
+                                       "sandbox_unsupported"})
+
+#: Answers that only read state: describe and dry_run never spawn anything.
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+
+def is_tool_error(failure: Failure | None) -> bool:
+    """Decision 11: only refusals and runs that could not complete are MCP tool errors."""
+    if failure is None:
+        return False
+    if failure.kind in ("guard", "config"):
+        return True
+    return failure.kind == "exec" and failure.reason in _TOOL_ERROR_EXEC_REASONS
+
+
+def _envelope_is_error(env: Any) -> bool:
+    return is_tool_error(env.failure)
+
+
+def _dry_run_is_error(result: DryRunResult) -> bool:
+    """A blocked dry_run is a successful answer; only an unusable configuration is an error."""
+    return result.reason == "invalid_config"
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    """One MCP tool: what it takes (``options``), what it answers (``output``) and how."""
+
+    name: str
+    title: str
+    description: str
+    options: type[StrictOptions]
+    output: type[WireModel]
+    call: "Callable[[Engine, Any], Awaitable[Any]]"
+    is_error: Callable[[Any], bool]
+    annotations: ToolAnnotations
+    progress: bool = False  # long-running: report elapsed seconds while it runs
+
+    def listed(self) -> Tool:
+        return Tool(
+            name=self.name, title=self.title, description=self.description,
+            input_schema=input_schema(self.options), output_schema=output_schema(self.output),
+            annotations=self.annotations,
+        )
+
+
+async def _acall(engine: "Engine", opts: RunOptions | PagedOptions) -> Envelope:
+    """Hand the options to the engine's one typed entry."""
+    if isinstance(opts, PagedOptions):
+        return await engine.arun_paged(opts.cmd, list(opts.args), opts.cwd, page=opts.page,
+                                       page_size=opts.page_size, includeDiff=opts.includeDiff)
+    return await engine.arun(opts.cmd, list(opts.args), opts.cwd, format=opts.format,
+                             includeDiff=opts.includeDiff, contract_version=opts.contract_version)
+
+
+async def _describe(engine: "Engine", opts: DescribeOptions) -> DescribeResult:
+    # A worker thread: the first describe may probe the sandbox (spawns bwrap).
+    return await anyio.to_thread.run_sync(engine.describe, opts.cmd)
+
+
+async def _dry_run(engine: "Engine", opts: DryRunOptions) -> DryRunResult:
+    return await anyio.to_thread.run_sync(engine.dry_run, opts.cmd, list(opts.args), opts.cwd)
+
+
+def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
+    """The server's tools; ``exec_hints`` are the annotations of the tools that run commands."""
+    return (
+        ToolRow("run", "Run a command",
+                "Run an allowlisted command (no shell) and return its parsed output as a JSON envelope.",
+                RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+        ToolRow("run_paged", "Run a command, page its output",
+                "Run a command and return one page of its raw output lines (no parsing); see page_info.",
+                PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+        ToolRow("describe", "Describe the environment",
+                "Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules.",
+                DescribeOptions, DescribeResult, _describe, lambda r: is_tool_error(r.failure), READ_ONLY),
+        ToolRow("dry_run", "Check a command against the guard",
+                "Run only the guard: would this command be allowed? Nothing is executed.",
+                DryRunOptions, DryRunResult, _dry_run, _dry_run_is_error, READ_ONLY),
+    )
+
+
+@functools.cache
+def input_schema(model: type[StrictOptions]) -> dict[str, Any]:
+    """The options model's JSON schema as a tool's ``inputSchema``: ``additionalProperties:
+    false`` on every object (the models forbid extra keys), field descriptions kept; pydantic's
+    ``title`` keys and the models' docstrings (written for maintainers) left out."""
+    schema = model.model_json_schema()
+    for node in (schema, *schema.get("$defs", {}).values()):
+        node.pop("title", None)
+        node.pop("description", None)
+        for prop in node.get("properties", {}).values():
+            prop.pop("title", None)
+    return schema
+
+
+@functools.cache
+def output_schema(model: type[WireModel]) -> dict[str, Any]:
+    """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (its own code
+    path, so the same bytes), built once per model: run and run_paged share the Envelope's, the
+    largest (about 12 ms of start-up CPU each time it is generated)."""
+    schema = FuncMetadata(arg_model=ArgModelBase, output_model=model).output_schema
+    assert schema is not None  # the SDK raises if a model cannot be given one
+    return schema
+
+
+def tool_result(model: WireModel, is_error: bool) -> CallToolResult:
+    """Wrap a wire model: structuredContent and a compact text copy carry the same JSON."""
+    wire = model.to_wire()
+    # Compact, non-ASCII kept, about 3x faster than json.dumps (which writes tiny floats as
+    # 1e-05 where this writes 0.00001: the CLI and the MCP text differ there).
+    text = to_json(wire).decode()
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=wire, is_error=is_error
+    )
+
+
+def refused(tool: str, err: OptionsError) -> CallToolResult:
+    """SEP-1303: arguments that do not fit are a tool error the model reads and corrects."""
+    text = f"invalid arguments for {tool}: {err.text()}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None) -> CallToolResult:
+    """Build the row's options from the raw arguments, then run its call (counted, guarded)."""
+    opts = build(row.options, arguments)
+    if isinstance(opts, OptionsError):
+        return refused(row.name, opts)
+
+    def work(e: "Engine") -> Awaitable[Any]:
+        return _with_progress(ctx, row.call(e, opts)) if row.progress else row.call(e, opts)
+
+    result = await guarded(row.name, engine, work)
+    return tool_result(result, row.is_error(result))
+
+
+class InFlight:
+    """Process-wide count of running tool calls: the signal handler exits once it drops to zero
+    (every cancelled call has killed its child) instead of always waiting the full grace period."""
+
+    count = 0
+
+
+async def guarded(name: str, engine: "LazyEngine", work: "Callable[[Engine], Awaitable[M]]") -> M:
+    """Count the call, and turn an unexpected engine exception into a readable tool error."""
+    InFlight.count += 1
+    try:
+        return await work(await engine.get())
+    except anyio.get_cancelled_exc_class():
+        raise
+    except Exception as exc:  # the engine promises values; this is the last line of defence
+        log.exception("internal error in tool %s", name)
+        # the exception text may quote the call's arguments (a token): only its type goes back
+        raise ToolError(f"internal error in {name}: {type(exc).__name__} (details in the server's log)") from exc
+    finally:
+        InFlight.count -= 1
+
+
+#: Seconds between progress notifications of a running command (spec: rate-limit them).
+PROGRESS_INTERVAL_S = 1.0
+
+
+async def _with_progress(ctx: Context | None, work: Awaitable[M]) -> M:
+    """Await ``work`` and, while it runs, report elapsed seconds about once a second.
+
+    Some clients reset their request timeout on progress; the SDK drops the notifications when
+    the request carried no progress token.  A failing notification only stops the ticks.
+    """
+    if ctx is None:  # called outside a request (the SDK always injects one)
+        return await work
+    async with anyio.create_task_group() as tg:
+
+        async def tick() -> None:
+            elapsed = 0
+            while True:
+                await anyio.sleep(PROGRESS_INTERVAL_S)
+                elapsed += 1
+                try:
+                    await ctx.report_progress(elapsed, message=f"running for {elapsed} s")
+                except Exception:  # noqa: BLE001 - progress is best effort
+                    return
+
+        tg.start_soon(tick)
+        result = await work
+        tg.cancel_scope.cancel()
+    return result
