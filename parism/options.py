@@ -122,6 +122,12 @@ class PagedOptions(CallOptions):
         default=None, ge=1, le=MAX_INT,
         description="Lines per page (default guard.default_page_size, max guard.max_page_size).")
 
+    unknown_notes: ClassVar[dict[str, str]] = dict.fromkeys(
+        ("format", "select", "where", "sort_by", "limit", "array", "budget", "evidence", "retain",
+         "contract_version"),
+        "run_paged returns pages of raw stdout lines (page, page_size); "
+        "projection, formats and budgets are parameters of run")
+
 
 class DescribeOptions(StrictOptions):
     """``describe``: the environment, or one command's rules."""
@@ -136,12 +142,6 @@ class DryRunOptions(StrictOptions):
     cmd: str = Field(min_length=1, description=CMD)
     args: list[str] = Field(default_factory=list, description=ARGS)
     cwd: str | None = Field(default=None, description=CWD)
-
-    unknown_notes: ClassVar[dict[str, str]] = dict.fromkeys(
-        ("format", "select", "where", "sort_by", "limit", "array", "budget", "evidence", "retain",
-         "contract_version"),
-        "run_paged returns pages of raw stdout lines (page, page_size); "
-        "projection, formats and budgets are parameters of run")
 
 
 class FetchOptions(StrictOptions):

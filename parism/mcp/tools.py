@@ -90,13 +90,9 @@ class ToolRow:
         )
 
 
-async def _acall(engine: "Engine", opts: RunOptions | PagedOptions) -> Envelope:
-    """Hand the options to the engine's one typed entry."""
-    if isinstance(opts, PagedOptions):
-        return await engine.arun_paged(opts.cmd, list(opts.args), opts.cwd, page=opts.page,
-                                       page_size=opts.page_size, includeDiff=opts.includeDiff)
-    return await engine.arun(opts.cmd, list(opts.args), opts.cwd, format=opts.format,
-                             includeDiff=opts.includeDiff, contract_version=opts.contract_version)
+async def _acall(engine: "Engine", opts: StrictOptions) -> Any:
+    """The engine's one typed entry (``Engine.acall`` dispatches on the options model)."""
+    return await engine.acall(opts)
 
 
 async def _describe(engine: "Engine", opts: DescribeOptions) -> DescribeResult:
