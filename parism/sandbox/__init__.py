@@ -39,6 +39,13 @@ NETWORK_ERRORS = ("could not resolve host", "temporary failure in name resolutio
                   "dial tcp", "getaddrinfo", "eai_again", "enotfound", "unable to resolve")
 
 
+IDENTITY_NOTES = {
+    "identity_map": "owners and process users are the host's: each sandbox has the identity uid/gid map",
+    "host_correction": ("inside the sandbox only its own uid is mapped; owners and process users the "
+                        "kernel shows as nobody are corrected from the host (review.warnings ids_corrected)"),
+}
+
+
 class BwrapLauncher:
     """The executor's ``Launcher`` for one planned call (single use, like its sandbox)."""
 
@@ -106,14 +113,16 @@ class Sandbox:
 
     # -- plans -----------------------------------------------------------------------------
 
-    def identity_for(self, cwd: str) -> identity.RunAs:
-        """Who a command in ``cwd`` runs as (rules in identity.py)."""
-        return identity.choose(os.path.realpath(cwd), self.unprivileged_uid)
+    def identity_for(self, cwd: str, features: dict[str, bool] | None = None) -> identity.RunAs:
+        """Who a command in ``cwd`` runs as, and whether under the identity map (identity.py)."""
+        feats = self.probed().features if features is None else features
+        return identity.choose(os.path.realpath(cwd), self.unprivileged_uid,
+                               full_map=bool(feats.get("userns_block_fd")))
 
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str) -> Plan:
-        run_as = self.identity_for(cwd)
+        run_as = self.identity_for(cwd, features)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
@@ -208,8 +217,9 @@ class Sandbox:
             "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
                                                                    planning.DEFAULT_TMP_MB))},
             "uid": run_as.uid if active else os.geteuid(), "uid_rule": run_as.rule if active else None,
+            "identity": {"mode": run_as.route if active else "unsandboxed", "rule": run_as.rule if active else None},
             "bwrap_path": res.bwrap, "helper": res.python,
-            "notes": ["file owners other than the sandbox uid show as nobody (65534)"] if active else [],
+            "notes": [IDENTITY_NOTES[run_as.route]] if active else [],
         }
 
     def close(self) -> None:

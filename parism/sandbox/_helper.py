@@ -5,8 +5,9 @@ sandbox), so it imports only small built-in modules (no json, no re: each import
 time). Everything known from the plan happens *before* the wait — seccomp filter, rlimits —
 so a hand-over costs one pipe read and one posix_spawn.
 
-argv: ``control_fd out_fd err_fd deny_unix(0|1) oom_score_adj limits`` where limits is
-``name=value,...`` (value ``-`` = unlimited). bwrap's own stdout is /dev/null and its stderr is
+argv: ``control_fd out_fd err_fd deny_unix(0|1) oom_score_adj limits deny_userns(0|1)`` where
+limits is ``name=value,...`` (value ``-`` = unlimited); deny_userns: no new namespaces (the
+identity-map route, where bwrap cannot ``--disable-userns``). bwrap's own stdout is /dev/null and its stderr is
 the *status* pipe, so bwrap's processes never hold the command's output pipes (out_fd and
 err_fd, which bwrap closes in its monitor and PID 1): output reaches EOF the moment the command
 and its children are done, not after the namespaces are torn down.
@@ -100,7 +101,6 @@ def end_descendants() -> None:
 
 
 def deny_unix_sockets() -> None:
-    import ctypes
     arch = AUDIT_ARCH.get(os.uname().machine)
     if arch is None:
         raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")
@@ -110,6 +110,40 @@ def deny_unix_sockets() -> None:
     prog = [(ld, 0, 0, 4), (jeq, 0, 6, audit), (ld, 0, 0, 0), (jge, 4, 0, 0x40000000),
             (jeq, 0, 2, nr_socket), (ld, 0, 0, 16), (jeq, 1, 0, 1), (ret, 0, 0, 0x7FFF0000),
             (ret, 0, 0, deny)]
+    install_filter(prog)
+
+
+# namespace flags of clone(2) (the low 32 bits: clone() ignores the rest): NEWNS, NEWCGROUP,
+# NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+NS_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+# (unshare, setns, clone, clone3) per architecture
+NS_SYSCALLS = {"x86_64": (272, 308, 56, 435), "aarch64": (97, 268, 220, 435)}
+
+
+def deny_namespaces() -> None:
+    """No new namespace of any kind, no joining one: unshare and setns fail with EPERM, clone
+    with a namespace flag too, clone3 with ENOSYS (its flags sit in memory a filter cannot
+    read; libc then falls back to clone). bwrap's --disable-userns does this for user
+    namespaces where it can; under the identity map it cannot."""
+    arch = AUDIT_ARCH.get(os.uname().machine)
+    if arch is None:
+        raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")
+    audit = arch[0]
+    unshare, setns, clone, clone3 = NS_SYSCALLS[os.uname().machine]
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, audit),  # 0-1: our ABI, else
+            (ret, 0, 0, eperm),  # 2: a foreign ABI (int 0x80) is refused
+            (ld, 0, 0, 0), (jge, 9, 0, 0x40000000),  # 3-4: x32 → 14
+            (jeq, 8, 0, unshare), (jeq, 7, 0, setns),  # 5-6 → 14
+            (jeq, 4, 0, clone3), (jeq, 0, 4, clone),  # 7 → 12; 8: clone → 9, anything else → 13
+            (ld, 0, 0, 16), (jset, 3, 0, NS_FLAGS),  # 9-10: clone flags (low word) → 14
+            (ret, 0, 0, allow), (ret, 0, 0, enosys), (ret, 0, 0, allow), (ret, 0, 0, eperm)]  # 11-14
+    install_filter(prog)
+
+
+def install_filter(prog: list[tuple[int, int, int, int]]) -> None:
+    import ctypes
     raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
     buf = ctypes.create_string_buffer(raw, len(raw))
 
@@ -211,6 +245,8 @@ def main() -> None:
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
     if sys.argv[4] == "1":
         deny_unix_sockets()
+    if sys.argv[7:8] == ["1"]:
+        deny_namespaces()
     apply_limits(sys.argv[6], int(sys.argv[5]))
     os.write(2, b"R\n")
     head = read_exact(control, 4)

@@ -9,6 +9,8 @@ root made read-only → environment → the inner command (the launcher's hand-o
 from __future__ import annotations
 
 import os
+
+from parism.sandbox.identity import SWITCH_CAPS
 from parism.sandbox.plan import Plan
 
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -17,20 +19,23 @@ ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
 
 
-def build_argv(plan: Plan, inner: list[str]) -> list[str]:
-    """Everything after the bwrap binary, ending with ``inner`` (absolute argv)."""
+def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None = None) -> list[str]:
+    """Everything after the bwrap binary, ending with ``inner`` (absolute argv).
+
+    ``userns_fds`` (info fd, block fd): the identity-map handshake (identity.MapHandshake)."""
     argv: list[str] = []
-    argv += _namespaces(plan)
-    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv += _namespaces(plan, userns_fds)
+    argv += ["--die-with-parent", "--new-session", *_caps(plan)]
     argv += _system_root(plan)
     argv += ["--dev", "/dev"]
     argv += _proc(plan)
-    argv += ["--size", str(plan.tmp_bytes), "--tmpfs", "/tmp"]
+    # under the identity map bwrap's tmpfs is root's: the command's uid needs a /tmp like the host's
+    argv += [*(["--perms", "1777"] if plan.run_as.full_map else []), "--size", str(plan.tmp_bytes), "--tmpfs", "/tmp"]
     for path in plan.ro_paths:
-        argv += ["--ro-bind-try", path, path]
-    argv += _workspace(plan)
+        argv += [*_parents(plan, path), "--ro-bind-try", path, path]
+    argv += [*_parents(plan, plan.cwd), *_workspace(plan)]
     for path in plan.binds:
-        argv += ["--ro-bind-try", path, path]
+        argv += [*_parents(plan, path), "--ro-bind-try", path, path]
     for path in plan.mask_files:
         argv += ["--ro-bind", "/dev/null", path]
     for path in plan.mask_dirs:
@@ -41,15 +46,44 @@ def build_argv(plan: Plan, inner: list[str]) -> list[str]:
     return argv + ["--", *inner]
 
 
-def _namespaces(plan: Plan) -> list[str]:
-    """Every namespace is new, except the ones the command's class needs from the host."""
+def _namespaces(plan: Plan, userns_fds: tuple[int, int] | None) -> list[str]:
+    """Every namespace is new, except the ones the command's class needs from the host.
+
+    Under the identity map bwrap waits for the server to write the map, and cannot combine
+    that with ``--disable-userns``: the helper's seccomp filter refuses new namespaces."""
     out = ["--unshare-user", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if plan.run_as.full_map:
+        if userns_fds is None:
+            raise ValueError("the identity map needs the handshake fds")
+        out += ["--info-fd", str(userns_fds[0]), "--userns-block-fd", str(userns_fds[1])]
     if plan.pid_namespace:
         out.append("--unshare-pid")
     if not plan.network and plan.namespace != "host_net":
         out.append("--unshare-net")
-    if plan.disable_userns and plan.level == "full" and plan.pid_namespace:
+    if plan.disable_userns and plan.level == "full" and plan.pid_namespace and not plan.run_as.full_map:
         out.append("--disable-userns")
+    return out
+
+
+def _caps(plan: Plan) -> list[str]:
+    """No capability reaches the command. Under the identity map bwrap hands setpriv the
+    few it needs to switch uid/gid and drop the rest (identity.setpriv_prefix)."""
+    out = ["--cap-drop", "ALL"]
+    for cap in SWITCH_CAPS if plan.run_as.full_map else ():
+        out += ["--cap-add", cap]
+    return out
+
+
+def _parents(plan: Plan, path: str) -> list[str]:
+    """Under the identity map bwrap runs as root and would create a bind's missing parent
+    directories as root's 0700 — closed to the command's uid. They are made 0755 first (an
+    existing directory is left as it is)."""
+    if not plan.run_as.full_map:
+        return []
+    parts = [p for p in path.split("/") if p][:-1]
+    out: list[str] = []
+    for i in range(1, len(parts) + 1):
+        out += ["--perms", "0755", "--dir", "/" + "/".join(parts[:i])]
     return out
 
 

@@ -13,18 +13,40 @@ with all capabilities dropped (sandbox-notes §2.6, verified). Hence the rules, 
    dropped, and mask root-only secrets (every file and directory under /etc that other users
    cannot read — /etc/shadow, /etc/gshadow, SSH host keys…). /root is never mounted unless it
    holds the working directory. ``describe`` reports the rule, so this is never silent.
+
+How owners stay true (``route``): a user namespace maps only the ids its map lists, and the
+kernel shows every other owner as the overflow id (nobody). Only root may write a full map,
+so a root server runs each sandbox in its own user namespace with the *identity* map
+(``identity_map``): bwrap (as root, so the namespace is owned by root and no host user can
+join it) waits on ``--userns-block-fd`` while the server writes ``0 0 4294967295`` into
+uid_map and gid_map, sets up the mounts, and exec's ``setpriv`` with only CAP_SETUID,
+CAP_SETGID, CAP_SETPCAP and CAP_DAC_READ_SEARCH (to enter a workspace only its owner may);
+setpriv switches to the chosen uid/gid, clears supplementary groups, the bounding,
+inheritable and ambient sets and sets no_new_privs before the helper starts. bwrap refuses
+``--disable-userns`` there, so the helper's seccomp filter refuses unshare, setns, clone with
+namespace flags and clone3 instead. A server that is not root (the appliance: uid 10001,
+no capabilities, no-new-privileges) cannot write such a map: its sandboxes map only its own
+uid and the engine corrects owners from the host afterwards (``host_correction``,
+``parism/truth/``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
+import select
 import stat
 from dataclasses import dataclass
 from functools import lru_cache
 
 NOBODY = 65534
 SECRET_ROOTS = ("/etc",)
+SETPRIV = "/usr/bin/setpriv"
+FULL_MAP = "0 0 4294967295\n"  # every id maps to itself
+# what bwrap keeps for the exec of setpriv (which drops all of them before the helper runs)
+SWITCH_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_READ_SEARCH")
+MAP_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -33,23 +55,96 @@ class RunAs:
     gid: int
     rule: str  # server_user | workspace_owner | unprivileged_uid | root_masked
     switch: bool  # the server must drop to uid/gid before exec'ing bwrap
+    full_map: bool = False  # identity uid/gid map; setpriv switches to uid/gid inside
+
+    @property
+    def route(self) -> str:
+        """How owners stay true: ``identity_map`` (kernel) or ``host_correction`` (engine)."""
+        return "identity_map" if self.full_map else "host_correction"
+
+    @property
+    def other_uid(self) -> bool:
+        """The command runs with another uid than the server's (binds must suit that uid)."""
+        return self.switch or self.full_map
 
 
-def choose(cwd: str, unprivileged_uid: int = NOBODY, euid: int | None = None) -> RunAs:
-    """Apply the four rules above to the (realpath) working directory."""
+def choose(cwd: str, unprivileged_uid: int = NOBODY, euid: int | None = None, full_map: bool = False) -> RunAs:
+    """Apply the four rules above to the (realpath) working directory; ``full_map``: a root
+    server whose bwrap can wait for a map (``--userns-block-fd``) gets the identity map."""
     euid = os.geteuid() if euid is None else euid
     if euid != 0:
         return RunAs(euid, os.getegid(), "server_user", False)
+    full_map = full_map and os.path.exists(SETPRIV)
     try:
         owner = os.stat(cwd).st_uid
     except OSError:
         owner = 0
     if owner != 0:
-        return RunAs(owner, primary_gid(owner), "workspace_owner", True)
+        return RunAs(owner, primary_gid(owner), "workspace_owner", not full_map, full_map)
     gid = primary_gid(unprivileged_uid)
     if can_list(cwd, unprivileged_uid, gid):
-        return RunAs(unprivileged_uid, gid, "unprivileged_uid", True)
-    return RunAs(0, 0, "root_masked", False)
+        return RunAs(unprivileged_uid, gid, "unprivileged_uid", not full_map, full_map)
+    return RunAs(0, 0, "root_masked", False, full_map)
+
+
+def setpriv_prefix(user: RunAs) -> list[str]:
+    """The inner command's prefix under the identity map: become uid/gid, drop every capability
+    (bounding, inheritable, ambient; effective/permitted go with them) and set no_new_privs."""
+    if not user.full_map:
+        return []
+    return [SETPRIV, f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+class MapHandshake:
+    """bwrap's ``--info-fd`` / ``--userns-block-fd`` pair: bwrap reports its child's pid and
+    waits; the server (root) writes the identity map into that child's user namespace, then
+    lets it go on. A failure never lets bwrap go on unmapped: EOF on the block fd would, so the
+    caller kills bwrap first (``complete`` raises)."""
+
+    def __init__(self) -> None:
+        self._info_r, self.info_w = os.pipe2(os.O_CLOEXEC)
+        self.block_r, self._block_w = os.pipe2(os.O_CLOEXEC)
+
+    @property
+    def child_fds(self) -> tuple[int, int]:
+        return self.info_w, self.block_r
+
+    def close_child_ends(self) -> None:
+        for fd in self.child_fds:
+            os.close(fd)
+
+    def complete(self, timeout: float = MAP_TIMEOUT_S) -> None:
+        """Read the child pid, write the maps, unblock. Raises OSError on any failure."""
+        try:
+            pid = self._child_pid(timeout)
+            for name in ("uid_map", "gid_map"):
+                with open(f"/proc/{pid}/{name}", "w") as f:
+                    f.write(FULL_MAP)
+            os.write(self._block_w, b"1")
+        finally:
+            self.close()
+
+    def _child_pid(self, timeout: float) -> int:
+        data = b""
+        while True:
+            if not select.select([self._info_r], [], [], timeout)[0]:
+                raise OSError("bwrap did not report its child within %.0f s" % timeout)
+            chunk = os.read(self._info_r, 4096)
+            if not chunk:
+                break
+            data += chunk
+        try:
+            return int(json.loads(data)["child-pid"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise OSError(f"bwrap ended before its user namespace was set up ({exc})") from None
+
+    def close(self) -> None:
+        for attr in ("_info_r", "_block_w"):
+            fd = getattr(self, attr)
+            if fd >= 0:
+                os.close(fd)
+                setattr(self, attr, -1)
 
 
 def primary_gid(uid: int) -> int:

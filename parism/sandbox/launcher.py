@@ -35,7 +35,7 @@ import psutil
 from parism.proctree import KILL_GRACE_S
 from parism.sandbox.bwrap import build_argv
 from parism.sandbox.cgroup import PidsCgroup
-from parism.sandbox.identity import RunAs
+from parism.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
 from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
@@ -107,8 +107,9 @@ def helper_command(plan: Plan, source_fd: int, control_fd: int, out_fd: int, err
     imported. The plan's limits and seccomp choice go on its command line: they are applied
     before the hand-over."""
     limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
-    return [plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd), str(out_fd), str(err_fd),
-            "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits]
+    return [*setpriv_prefix(plan.run_as), plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd),
+            str(out_fd), str(err_fd), "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits,
+            "1" if plan.run_as.full_map else "0"]
 
 
 class SandboxError(OSError):
@@ -166,11 +167,12 @@ class Prepared:
         status_r, status_w = os.pipe2(os.O_CLOEXEC)
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
-        inherited = (control_r, out_w, err_w)
+        user = plan.run_as
+        handshake = MapHandshake() if user.full_map else None
+        inherited = (control_r, out_w, err_w, *(handshake.child_fds if handshake else ()))
         source_fd = helper_source_fd()
         inner = helper_command(plan, source_fd, control_r, out_w, err_w)
-        options = build_argv(plan, inner)[: -len(inner) - 1]  # everything before "--"
-        user = plan.run_as
+        options = build_argv(plan, inner, handshake.child_fds if handshake else None)[: -len(inner) - 1]
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
         args_fd = options_fd(options)
@@ -185,12 +187,19 @@ class Prepared:
         except BaseException:
             for fd in (self._control_w, status_r, out_r, err_r):
                 os.close(fd)
+            if handshake:
+                handshake.close()
             if self.cgroup:
                 self.cgroup.remove()
             raise
         finally:
             for fd in (*inherited, status_w, args_fd):
                 os.close(fd)
+        if handshake:
+            try:
+                handshake.complete()
+            except OSError:
+                self.proc.kill()  # never let bwrap go on without the map; wait_ready reports why
         self.outer = _pidfd(self.proc.pid)
         self.inner: int | None = None
         self.on_end: Callable[[], None] | None = None  # the pool's refill trigger

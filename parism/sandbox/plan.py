@@ -143,7 +143,7 @@ def sandbox_env(env: Mapping[str, str], binds: tuple[str, ...]) -> tuple[tuple[s
 def readable_by(run_as: RunAs, path: str) -> bool:
     """Whether the run-as user can read ``path``: binding what it cannot read would only reveal
     that the path exists."""
-    return not run_as.switch or can_read(path, run_as.uid, run_as.gid)
+    return not run_as.other_uid or can_read(path, run_as.uid, run_as.gid)
 
 
 def expand_binds(raw: Any, home: str, run_as: RunAs) -> tuple[str, ...]:

@@ -82,6 +82,8 @@ def bwrap_info(bwrap: str) -> tuple[str | None, dict[str, bool]]:
     return (m.group(1) if m else None), {
         "disable_userns": "--disable-userns" in helptext,
         "tmpfs_size": "--size" in helptext,
+        # the identity map of a root server (identity.py): bwrap waits while we write it
+        "userns_block_fd": "--userns-block-fd" in helptext and "--perms" in helptext,
     }
 
 

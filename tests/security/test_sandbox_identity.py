@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,75 @@ def test_can_list_follows_every_ancestor(ws_dir: Path) -> None:
     assert identity.can_list(str(inner), identity.NOBODY, identity.NOBODY)
     inner.chmod(0o711)  # but the directory itself must be listable
     assert not identity.can_list(str(inner), identity.NOBODY, identity.NOBODY)
+
+
+# -- owners inside are the host's (identity map of a root server) -----------------------------
+
+def _owner_fixture(ws: Path) -> dict[str, tuple[int, int]]:
+    """Files owned by a uid without a passwd entry, by daemon and by root."""
+    made = {"nouser": (TEST_UID, TEST_UID), "daemon": (1, 1), "rootfile": (0, 0)}
+    for name, (uid, gid) in made.items():
+        (ws / name).write_text(name)
+        os.chown(ws / name, uid, gid)
+    return made
+
+
+def _names(uid: int, gid: int) -> tuple[str, str]:
+    import grp
+    import pwd
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = "UNKNOWN"
+    try:
+        group = grp.getgrgid(gid).gr_name
+    except KeyError:
+        group = "UNKNOWN"
+    return user, group
+
+
+RULES = {"workspace_owner": (TEST_UID, 0o700), "unprivileged_uid": (0, 0o755), "root_masked": (0, 0o711)}
+
+
+@as_root
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_owners_and_process_users_inside_are_the_hosts(sandbox_factory, ws_dir: Path, rule: str) -> None:
+    owner, mode = RULES[rule]
+    made = _owner_fixture(ws_dir)
+    os.chown(ws_dir, owner, owner)
+    ws_dir.chmod(mode)
+    sb = sandbox_factory([str(ws_dir)], server_cwd=str(ws_dir))
+    assert sb.status()["identity"] == {"mode": "identity_map", "rule": rule}
+    names = " ".join(made)
+    script = f"cd {ws_dir}; stat -c '%n %u %g %U %G' {names}"
+    r = run(sb, [SH, "-c", script], str(ws_dir))
+    assert r.cap.exit_code == 0, r.err
+    got = {line.split()[0]: line.split()[1:] for line in r.out.splitlines()}
+    for name in made:
+        st = os.lstat(ws_dir / name)  # the kernel's own answer, outside the sandbox
+        assert got[name] == [str(st.st_uid), str(st.st_gid), *_names(st.st_uid, st.st_gid)], name
+    procs = run(sb, ["/usr/bin/ps", "-o", "uid=,gid=", "-p", "1"], str(ws_dir), namespace="host_procs")
+    with open("/proc/1/status") as f:
+        fields = {k: v.split() for k, _, v in (line.partition(":") for line in f)}
+    assert procs.out.split() == [fields["Uid"][1], fields["Gid"][1]]
+
+
+@as_root
+@pytest.mark.parametrize("rule", sorted(RULES))
+@pytest.mark.parametrize("namespace", ["isolated", "host_procs"])
+def test_no_namespace_can_be_made_or_joined_inside(sandbox_factory, ws_dir: Path, rule: str, namespace: str) -> None:
+    owner, mode = RULES[rule]
+    os.chown(ws_dir, owner, owner)
+    ws_dir.chmod(mode)
+    tries = ["unshare -U true", "unshare -Um true", "unshare -Un true", "unshare -Upf true",
+             "python3 -c 'import os; os.waitpid(os.fork() or os._exit(0), 0)'"]
+    script = "; ".join(f"{t} >/dev/null 2>&1; echo $?" for t in tries)
+    # armed trap: the same attempts by the same kind of user without Parism all succeed
+    host = subprocess.run(["setpriv", f"--reuid={TEST_UID}", f"--regid={TEST_UID}", "--clear-groups", SH, "-c", script],
+                          capture_output=True, text=True, cwd="/")
+    assert host.stdout.split() == ["0"] * len(tries), host
+    sb = sandbox_factory([str(ws_dir)], server_cwd=str(ws_dir))
+    r = run(sb, [SH, "-c", script], str(ws_dir), namespace=namespace)
+    codes = r.out.split()
+    assert codes[:-1] == ["1"] * (len(tries) - 1), (codes, r.err)
+    assert codes[-1] == "0"  # an ordinary fork (clone without namespace flags) still works

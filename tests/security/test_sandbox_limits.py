@@ -112,13 +112,24 @@ INJECT = ("import fcntl, sys, termios\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI,
 
 # Runs in a child that owns the pty slave as its controlling terminal, like an interactive
 # shell that started the server would: then the command's stdin is a real terminal.
+# Under the identity map (root server) it also plays the server's part of the map handshake:
+# the argv names the handshake fds as @INFO and @BLOCK.
 TTY_PARENT = """
 import fcntl, os, subprocess, sys, termios, json
 os.setsid()
 fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
-r = subprocess.run(json.loads(sys.argv[2]), stdin=fd, capture_output=True, text=True)
-print(r.stdout + r.stderr)
+argv, hs = json.loads(sys.argv[2]), None
+if "@INFO" in argv:
+    from parism.sandbox.identity import MapHandshake
+    hs = MapHandshake()
+    argv = [{"@INFO": str(hs.info_w), "@BLOCK": str(hs.block_r)}.get(a, a) for a in argv]
+p = subprocess.Popen(argv, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                     pass_fds=hs.child_fds if hs else ())
+if hs:
+    hs.close_child_ends()
+    hs.complete()
+print(p.communicate()[0])
 """
 
 
@@ -153,7 +164,9 @@ def test_tiocsti_cannot_type_into_the_terminal(sandbox_factory, workspace: Path)
     assert "INJECTED" in out and b"Z" in typed
     sb = sandbox_factory([str(workspace)])
     plan = sb.plan(decision(), make_spec([PY3], str(workspace)))
-    out, typed = _inject_via_pty([plan.bwrap, *build_argv(plan, [PY3, "-c", INJECT])])
+    argv = build_argv(plan, [PY3, "-c", INJECT], (-1, -2) if plan.run_as.full_map else None)
+    handshake = {"-1": "@INFO", "-2": "@BLOCK"}
+    out, typed = _inject_via_pty([plan.bwrap, *(handshake.get(a, a) for a in argv)])
     assert "REFUSED" in out, out
     assert b"Z" not in typed
 
