@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from parism.envelope import (
@@ -40,6 +42,7 @@ from parism.redact.echo import Echo
 from parism.results import exec_failure, exit_code_of, informative_exit, no_process
 from parism.sandbox import network_hint
 from parism.shape import shape
+from parism.truth import Corrected, correct
 
 
 def decode(data: bytes) -> tuple[str, bool]:
@@ -164,7 +167,7 @@ class Finisher:
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
         t0 = time.monotonic()
-        body = self._body(req, ran.stdout_text, parse_it, failure)
+        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran))
         parse_ms = (time.monotonic() - t0) * 1000
         env = Envelope(
             ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal,
@@ -207,8 +210,17 @@ class Finisher:
             failure=self._masked(req, body.failure), omission=(omissions + body.omissions) or None,
         )
 
+    def _ids(self, ran: Ran) -> Callable[[Any], Corrected] | None:
+        """The host-side id correction (parism/truth) when the call's sandbox maps only the
+        server's uid; ``None`` when the kernel already shows true owners or nothing ran confined."""
+        plan = getattr(ran.launcher, "plan", None)
+        if plan is None or plan.run_as.route != "host_correction":
+            return None
+        return partial(correct, ran.req.cmd, [str(a) for a in ran.req.args], cwd=ran.decision.cwd,
+                       namespace=plan.namespace)
+
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
-              os_name: str | None = None) -> Body:
+              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None) -> Body:
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
         if not parse_it:
             return body
@@ -224,12 +236,16 @@ class Finisher:
             body.failure = exec_fail or Failure(kind="parse", reason=outcome.parse_error.reason,
                                                 message=outcome.parse_error.message)
             return body
-        shaped = shape(outcome.parsed, requested=req.format,
+        parsed, id_warnings = outcome.parsed, []
+        if ids is not None:  # between parse and shape: shaping sees the host's ids
+            fixed = ids(parsed)
+            parsed, id_warnings = fixed.parsed, fixed.warnings
+        shaped = shape(parsed, requested=req.format,
                        rows_key=outcome.parser.rows_key if outcome.parser else None,
                        max_items=self.cfg.settings.guard.max_items,
                        thresholds=self._thresholds)
         body.stdout = OutputField(raw=text if shaped.keep_raw else "", parsed=shaped.parsed)
-        body.omissions, body.warnings = shaped.omissions, shaped.warnings
+        body.omissions, body.warnings = shaped.omissions, id_warnings + shaped.warnings
         if shaped.lossless_failure is not None:
             body.lossless = False
             body.failure = exec_fail or Failure(kind="parse", reason="representation_not_lossless",

@@ -1,0 +1,40 @@
+"""How the commands print an id: a name from passwd/group, or the number when there is none."""
+
+from __future__ import annotations
+
+import grp
+import pwd
+from functools import lru_cache
+
+OVERFLOW_ID = 65534  # /proc/sys/kernel/overflowuid and overflowgid
+PS_USER_WIDTH = 8  # procps: a longer user name is cut to 7 characters and "+"
+
+
+@lru_cache(maxsize=1)
+def overflow_names() -> frozenset[str]:
+    """Every spelling of the overflow id: ``nobody``/``nogroup`` (or this host's names) and 65534."""
+    return frozenset({str(OVERFLOW_ID), user_name(OVERFLOW_ID), group_name(OVERFLOW_ID)})
+
+
+def user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
+def like(printed: str, value: int, name: str) -> str:
+    """The id as the command printed its overflow value: a number stays a number."""
+    return str(value) if printed.isdigit() else name
+
+
+def ps_user(printed: str, uid: int) -> str:
+    name = like(printed, uid, user_name(uid))
+    return name if len(name) <= PS_USER_WIDTH else name[: PS_USER_WIDTH - 1] + "+"
