@@ -135,7 +135,7 @@ def _stat_cmd(args: list[str], parsed: dict[str, Any], cwd: str, namespace: str,
                 continue
             uid_side = key in ("uid", "uid_name", "owner")
             value = st.st_uid if uid_side else st.st_gid
-            name = (user_name if uid_side else group_name)(value)
+            name = (user_name if uid_side else group_name)(value, "UNKNOWN")
             tally.set(out, key, value if key in ("uid", "gid") else name)
         fixed.append(out)
     return {**parsed, "files": fixed}

@@ -16,18 +16,19 @@ def overflow_names() -> frozenset[str]:
     return frozenset({str(OVERFLOW_ID), user_name(OVERFLOW_ID), group_name(OVERFLOW_ID)})
 
 
-def user_name(uid: int) -> str:
+def user_name(uid: int, missing: str | None = None) -> str:
+    """passwd's name; without an entry ``missing`` (GNU stat: UNKNOWN) or the number (ls, ps)."""
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
-        return str(uid)
+        return str(uid) if missing is None else missing
 
 
-def group_name(gid: int) -> str:
+def group_name(gid: int, missing: str | None = None) -> str:
     try:
         return grp.getgrgid(gid).gr_name
     except KeyError:
-        return str(gid)
+        return str(gid) if missing is None else missing
 
 
 def like(printed: str, value: int, name: str) -> str:
