@@ -21,6 +21,7 @@ import tempfile
 import threading
 from typing import Any
 
+from parism import truth
 from parism.envelope import Failure
 from parism.sandbox import identity, plan as planning, probe
 from parism.sandbox.cgroup import pids_root
@@ -167,7 +168,7 @@ class Sandbox:
                            hint=unavailable_hint(res.reason))
         if res.level == "none":
             return None
-        unmet = self.unmet(decision, spec)
+        unmet = self.unmet(decision, spec) or self.uncorrectable(spec)
         if unmet is not None:
             return unmet
         with self._lock:
@@ -192,6 +193,19 @@ class Sandbox:
                        message=f"{cmd} cannot work inside the sandbox: {'; '.join(why)}",
                        hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
                             "where the sandbox is off (sandbox.mode = \"off\")")
+
+    def uncorrectable(self, spec: Any) -> Failure | None:
+        """Under host correction, a call whose owners the command itself compared or formatted
+        (``find -user``, ``ps -u``, ``stat -c %U``) could only answer wrongly: refused."""
+        if not spec.argv or self.identity_for(spec.cwd).route != "host_correction":
+            return None
+        why = truth.uncorrectable(spec.argv[0], list(spec.argv[1:]))
+        if why is None:
+            return None
+        return Failure(kind="exec", reason="sandbox_unsupported",
+                       message=f"{why}, and this sandbox maps only the server's uid: every other owner is "
+                               "nobody to the command, so the answer would be wrong",
+                       hint=truth.hint(spec.argv[0]))
 
     def review(self, decision: Any, launcher: Any = None) -> dict[str, Any]:
         """``review.sandbox`` of one call: {level, namespace_class, network}."""

@@ -7,7 +7,9 @@ the host's own interfaces (``os.lstat``, ``/proc/<pid>/status``, ``pwd``/``grp``
 true value into ``parsed``: ``review.warnings`` gets ``ids_corrected``. A value that cannot be
 re-read (the path is gone, the process ended or its pid is someone else's now) is removed
 rather than shown as a fact, with ``ids_remapped``. Only fields that show the overflow id are
-touched: everything else is what the command printed.
+touched: everything else is what the command printed. What no re-reading can repair — a
+selection or format the command evaluated on the overflow ids (``find -user``, ``ps -u``,
+``stat -c %U``) — is refused before it runs (``limits.py``).
 
 ``correct(cmd, args, parsed, cwd, namespace) -> Corrected`` is called by the pipeline between
 parse and shape when the call ran under the ``host_correction`` route.
@@ -16,5 +18,6 @@ parse and shape when the call ran under the ``host_correction`` route.
 from __future__ import annotations
 
 from parism.truth.ids import Corrected, correct
+from parism.truth.limits import hint, uncorrectable
 
-__all__ = ["Corrected", "correct"]
+__all__ = ["Corrected", "correct", "hint", "uncorrectable"]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from parism.truth.names import group_name, like, overflow_names, ps_user, user_name
+from parism.truth.names import group_name, like, overflow_names, ps_name, user_name
 
 CORRECTED = "ids_corrected"
 REMAPPED = "ids_remapped"
@@ -143,8 +143,18 @@ def _stat_cmd(args: list[str], parsed: dict[str, Any], cwd: str, namespace: str,
 
 # -- processes: ps, lsof (host_procs: the pids are the host's) --------------------------------
 
-def _proc_uid(pid: Any, command: Any) -> int | None:
-    """The effective uid of ``pid`` from /proc, if it is still the process that was printed."""
+# parsed key → (status line, index: real, effective, saved, fs), and whether it is a group
+PROC_IDS: dict[str, tuple[str, int, bool]] = {
+    "user": ("Uid:", 1, False), "uid": ("Uid:", 1, False), "euser": ("Uid:", 1, False), "euid": ("Uid:", 1, False),
+    "ruser": ("Uid:", 0, False), "ruid": ("Uid:", 0, False),
+    "group": ("Gid:", 1, True), "gid": ("Gid:", 1, True), "egroup": ("Gid:", 1, True), "egid": ("Gid:", 1, True),
+    "rgroup": ("Gid:", 0, True), "rgid": ("Gid:", 0, True),
+}
+
+
+def _proc_ids(pid: Any, command: Any) -> dict[str, int] | None:
+    """``{"Uid:0": real uid, "Uid:1": effective, …, "Gid:1": …}`` of ``pid`` from /proc, if it
+    is still the process that was printed."""
     if not isinstance(pid, int):
         return None
     try:
@@ -156,37 +166,45 @@ def _proc_uid(pid: Any, command: Any) -> int | None:
         return None
     if isinstance(command, str) and command and cmdline and not _same_command(command.strip(), cmdline):
         return None  # the pid belongs to another process now
+    out: dict[str, int] = {}
     for line in status.splitlines():
-        if line.startswith("Uid:"):
-            return int(line.split()[2])
-    return None
+        if line.startswith(("Uid:", "Gid:")):
+            head, *values = line.split()
+            out.update({f"{head}{i}": int(v) for i, v in enumerate(values)})
+    return out or None
 
 
 def _same_command(printed: str, cmdline: str) -> bool:
-    return cmdline.startswith(printed) or printed.startswith(cmdline) or os.path.basename(
-        cmdline.split(" ")[0]).startswith(printed.split(" ")[0][:15])
+    """ps prints the arguments with whitespace (newlines too) as it likes, cut to its width."""
+    a, b = " ".join(printed.split()), " ".join(cmdline.split())
+    if a.startswith(b) or b.startswith(a):
+        return True
+    return os.path.basename(a.split(" ")[0])[:15] == os.path.basename(b.split(" ")[0])[:15]
 
 
-def _processes(key: str, command_keys: tuple[str, ...], user_of: Callable[[str, int], str]) -> Callable[..., dict[str, Any]]:
+def _processes(key: str, command_keys: tuple[str, ...],
+               name_of: Callable[[str, int, bool], str]) -> Callable[..., dict[str, Any]]:
     def fix(args: list[str], parsed: dict[str, Any], cwd: str, namespace: str, tally: _Tally) -> dict[str, Any]:
         rows = _rows(parsed.get(key))
         if rows is None:
             return parsed
         fixed = []
         for row in rows:
-            fields = [k for k in ("user", "uid", "euser", "euid") if _overflow(row.get(k))]  # effective ids
+            fields = [k for k in PROC_IDS if _overflow(row.get(k))]
             if not fields:
                 fixed.append(row)
                 continue
             command = next((row[k] for k in command_keys if isinstance(row.get(k), str)), None)
-            uid = _proc_uid(row.get("pid"), command) if namespace == "host_procs" else None
+            ids = _proc_ids(row.get("pid"), command) if namespace == "host_procs" else None
             out = dict(row)
             for k in fields:
-                if uid is None:
+                line, index, is_group = PROC_IDS[k]
+                value = ids.get(f"{line}{index}") if ids else None
+                if value is None:
                     del out[k]
                     tally.lost += 1
                 else:
-                    tally.set(out, k, user_of(str(row[k]), uid))
+                    tally.set(out, k, name_of(str(row[k]), value, is_group))
             fixed.append(out)
         return {**parsed, key: fixed}
     return fix
@@ -195,6 +213,7 @@ def _processes(key: str, command_keys: tuple[str, ...], user_of: Callable[[str, 
 _FIXERS: dict[str, Callable[..., dict[str, Any]]] = {
     "ls": _ls,
     "stat": _stat_cmd,
-    "ps": _processes("processes", ("command", "comm"), ps_user),
-    "lsof": _processes("entries", (), lambda printed, uid: like(printed, uid, user_name(uid))),
+    "ps": _processes("processes", ("command", "comm"), ps_name),
+    "lsof": _processes("entries", (), lambda printed, value, group: like(
+        printed, value, (group_name if group else user_name)(value))),
 }

@@ -36,6 +36,7 @@ def like(printed: str, value: int, name: str) -> str:
     return str(value) if printed.isdigit() else name
 
 
-def ps_user(printed: str, uid: int) -> str:
-    name = like(printed, uid, user_name(uid))
+def ps_name(printed: str, value: int, group: bool) -> str:
+    """procps cuts a user or group name longer than its column to 7 characters and "+"."""
+    name = like(printed, value, (group_name if group else user_name)(value))
     return name if len(name) <= PS_USER_WIDTH else name[: PS_USER_WIDTH - 1] + "+"
