@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from parism.cli import config_cmd, describe, dry_run, parse, run, serve
+from parism.cli import config_cmd, describe, dry_run, parse, policy, run, serve
 from parism.cli.common import EXIT_USAGE
 
-_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd)
+_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy)
 
 
 class _VersionAction(argparse.Action):
