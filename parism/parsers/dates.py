@@ -139,3 +139,21 @@ def ctime_zone_to_iso(text: str) -> str | None:
     zone = f"{m.group(7)}{m.group(8)}:{m.group(9)}"
     return _iso(int(m.group(6)), mon, int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
                 zone=zone)
+
+
+_DAY_MONTH = re.compile(r"(\d{1,2})\.? (\S+) (?:(\d{1,2}):(\d\d)|(\d{4}))")
+
+
+def day_month_to_iso(text: str, now_year: int | None = None, now: _dt.datetime | None = None) -> str | None:
+    """German/French ``ls`` dates, day first: ``1. Dez 21:12`` / ``20. Mai 2026`` / ``1 déc. 21:12``
+    → ISO (the year of a recent date inferred as for ``Mar  6 09:23``); month names from
+    ``parism.parsers.l10n``. None for anything else."""
+    from parism.parsers.l10n import month  # l10n is data only; imported here to keep dates light
+
+    m = _DAY_MONTH.fullmatch(" ".join(text.split()))
+    if m is None or (mo := month(m.group(2))) is None:
+        return None
+    day = int(m.group(1))
+    if m.group(5):
+        return _iso(int(m.group(5)), mo, day)
+    return _iso(infer_year(mo, day, now, now_year), mo, day, int(m.group(3)), int(m.group(4)))

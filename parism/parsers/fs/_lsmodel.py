@@ -37,6 +37,7 @@ class LsEntry(BaseModel):
     minor: int | None = None
     device_id: str | None = None
     inode: int | None = None
+    context: str | None = None
     blocks: str | None = None
     modified_raw: str | None = None
     modified_at: str | None = None

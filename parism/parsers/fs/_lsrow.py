@@ -3,7 +3,9 @@
 Row layout: ``[inode] [blocks] MODE[.@+] LINKS OWNER [GROUP] SIZE|MAJ, MIN DATE NAME[ -> TARGET]``.
 The row regex is anchored and each part is a bounded token class, so matching is linear; the
 date is the first date-shaped run after the size, and the name is the rest of the line after
-exactly one space (GNU and BSD both print one space before the name).
+exactly one space (GNU and BSD both print one space before the name).  German and French dates
+put the day first (``1. Dez 21:12``, ``1 déc.  21:12``); German's old-file form ends with a
+space of its own (``%e. %b %Y ``), so it is part of the date, not of the name.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from parism.parsers.dates import listing_date_to_iso
+from parism.parsers.dates import day_month_to_iso, listing_date_to_iso
 from parism.parsers.fs._common import (
     MODE_RE,
     TYPE_CHARS,
@@ -29,7 +31,10 @@ from parism.parsers.table import human_to_bytes
 _DATE = (
     r"(?:[A-Za-z]{3}\s+\d{1,2}\s+(?:\d{1,2}:\d\d|\d{4}|\d{1,2}:\d\d:\d\d\s+\d{4})"  # Mar  6 09:23 / 2018 / -T
     r"|\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d(?:\.\d+)?)?(?: [+-]\d{4})?"  # long-iso / full-iso
-    r"|\d\d-\d\d \d\d:\d\d|\d{4}-\d\d-\d\d)"  # iso (recent / old)
+    r"|\d\d-\d\d \d\d:\d\d|\d{4}-\d\d-\d\d"  # iso (recent / old)
+    r"|\d{1,2}\.\s+[^\W\d_]{3,5}\.?\s+(?:\d{1,2}:\d\d|\d{4} )"  # German: 1. Dez 21:12 / "20. Mai 2026 "
+    r"|\d{1,2}\s+[^\W\d_]{3,5}\.?\s+(?:\d{1,2}:\d\d|\d{4})"  # French: 1 déc. 21:12 / 20 mai 2026
+    r"|[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d\d:\d\d:\d\d \d{4})"  # BusyBox -e: ctime(), Tue Dec  1 21:12:50 2026
 )
 _SIZE = r"(?:\d+(?:[.,]\d+)?[KMGTPEZYkB]?i?|\d+,\s*\d+|0x[0-9a-fA-F]+)"
 _PREFIX = r"(?:\s*(?P<inode>\d+)\s+)?(?:\s*(?P<blocks>\d+(?:[.,]\d+)?[KMGTPEZYk]?)\s+)?"
@@ -38,6 +43,10 @@ _BODY = (
     r"(?P<owner>\S+)\s+(?:(?P<group>\S+)\s+)?(?P<size>" + _SIZE + r")\s+(?P<date>" + _DATE + r") (?P<name>.*)$"
 )
 ROW_RE = re.compile(r"^" + _PREFIX + r"\s*" + _BODY)
+# ls -lZ: the security context (one token: "?" or "user:role:type:level") between group and size
+_CONTEXT_ROW_RE = re.compile(r"^" + _PREFIX + r"\s*" + _BODY.replace(
+    r"(?:(?P<group>\S+)\s+)?", r"(?:(?P<group>\S+)\s+)?(?P<context>\S+)\s+"))
+_WEEKDAY = re.compile(r"[A-Za-z]{3} (?=[A-Za-z]{3} )")
 # A line that starts with a mode character has no inode/blocks prefix (those start with a space
 # or a digit), so ROW_RE would match it exactly as this does, minus its optional prefix groups,
 # which cost a fifth of the match.
@@ -64,6 +73,7 @@ class RowStyle:
     has_inode: bool = False
     has_blocks: bool = False
     classify: bool = False  # -F / -p / --file-type: indicator after names
+    context: bool = False  # -Z / --context: a security-context column
 
 
 def decode_name(text: str, style: RowStyle) -> str:
@@ -101,7 +111,7 @@ class RowParser:
     def __init__(self, style: RowStyle, now_year: int | None) -> None:
         self.style = style
         self.now_year = now_year
-        self.plain = not (style.classify or style.escaped or style.c_quoted)
+        self.plain = not (style.classify or style.escaped or style.c_quoted or style.context)
         self.prefixed = style.has_inode or style.has_blocks
         # mode → (row head {mode, type, …}, permissions, is a symlink)
         self._modes: dict[str, tuple[dict[str, object], dict[str, object], bool]] = {}
@@ -141,8 +151,11 @@ class RowParser:
 
     def _date(self, raw: str) -> tuple[str, str | None, bool]:
         date = " ".join(raw.split())
+        plain = _WEEKDAY.sub("", date, count=1)  # BusyBox -e: ctime() leads with the weekday
+        iso = listing_date_to_iso(plain, self.now_year) or day_month_to_iso(date, self.now_year)
         # --time-style=iso prints old dates as "%Y-%m-%d " (padded to 11 columns)
-        parts = self._dates[raw] = (date, listing_date_to_iso(date, self.now_year), len(date) == 10 and date[4] == "-")
+        parts = self._dates[raw] = (date, iso,
+                                    len(date) == 10 and date[4] == "-")
         return parts
 
     def rows(self, lines: list[str]) -> list[dict[str, object] | None]:
@@ -200,6 +213,8 @@ class RowParser:
 
     def row(self, line: str) -> dict[str, object] | None:
         """The row as a dict, or None when the line is not a long-format row."""
+        if self.style.context:
+            return self._context_row(line)
         if line[:1] in _MODE_START:
             m = _BARE_ROW_RE.match(line)
             if m is None:
@@ -210,6 +225,16 @@ class RowParser:
             return self._unknown(line)
         inode, blocks, mode, attr, links, owner, group, size, raw_date, name = m.groups()
         return self._fill(mode, attr, links, owner, group, size, raw_date, name, (inode, blocks))
+
+    def _context_row(self, line: str) -> dict[str, object] | None:
+        m = _CONTEXT_ROW_RE.match(line)
+        if m is None:
+            return self._unknown(line)
+        g = m.group
+        row = self._fill(g("mode"), g("attr"), g("links"), g("owner"), g("group"), g("size"), g("date"), g("name"),
+                         (g("inode"), g("blocks")))
+        row["context"] = g("context")
+        return row
 
     def _fill(self, mode: str, attr: str, links: str, owner: str, group: str | None, size: str, raw_date: str,
               name: str, prefix: tuple[str | None, str | None] | None = None) -> dict[str, object]:

@@ -6,7 +6,8 @@ Schema::
                     size_bytes?, used_bytes?, available_bytes?,            # block output (exact)
                     size?, used?, available?, size_bytes_approx?, ...      # -h/-H (printed text)
                     use_percent?: int|null, inodes?, iused?, ifree?, iused_percent?}],
-     block_size?: int, unit: "1K-blocks"|"512-blocks"|"Size"|"Inodes"|..., multiplier?: 1024|1000}
+     block_size?: int, unit: "1K-blocks"|"512-blocks"|"Size"|"Inodes"|..., multiplier?: 1024|1000,
+     locale?: "de"|"fr"}
 
 Columns are located by shape, not by splitting on spaces: each row is
 ``FILESYSTEM [TYPE] NUM NUM NUM PCT [NUM NUM PCT] MOUNT``, where the file system and the mount
@@ -14,7 +15,9 @@ point may contain spaces (macOS ``map auto_home``, ``/Volumes/Macintosh HD``).  
 value columns comes from the header.  Block counts are multiplied by the unit the header names
 (macOS prints 512-byte blocks); ``-h`` sizes keep the printed text and add an approximate byte
 count (1024 multipliers; 1000 for ``-H``/``--si``).  GNU's wrapped layout (a long device name
-alone on its line) is joined.
+alone on its line) is joined.  German and French column titles (``Dateisystem``, ``Sys. de
+fichiers``, ``1K-Blöcke``) are read from the header and reported as the C ones (``unit`` is
+``1K-blocks`` either way, plus ``locale``); ``-h`` sizes may carry a decimal comma (``4,0K``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from parism.parsers.contract import (
 )
 from parism.parsers.fs._common import split_lines
 from parism.parsers.hints import drop_args
+from parism.parsers.l10n import C_LOCALE_HINT
 from parism.parsers.table import human_to_bytes, tokens_with_spans
 from parism.policy.tokenize import Tokens
 
@@ -77,6 +81,7 @@ class DfResult(BaseModel):
     unit: str
     block_size: int | None = None
     multiplier: int | None = None
+    locale: str | None = None
     warnings: list[str] | None = None
 
 
@@ -100,10 +105,38 @@ def _hint(args: list[str]) -> list[str]:
 CONTRACT = Contract(flags=FLAGS, values=VALUES, hint=_hint, supports=_supports)
 
 
-def _layout(header: str) -> tuple[str, bool, bool, bool]:
+# coreutils 9.1's German and French column titles → the C ones (block units: "1K-Blöcke",
+# "blocs de 1K" → "1K-blocks"); the first title names the language
+_TITLES: dict[str, dict[str, str]] = {
+    "de": {"Dateisystem": "Filesystem", "Typ": "Type", "Größe": "Size", "Benutzt": "Used", "Verf.": "Avail",
+           "Verfügbar": "Available", "Verw%": "Use%", "Kapazität": "Capacity", "IBenutzt": "IUsed",
+           "IFrei": "IFree", "Eingehängt auf": "Mounted on"},
+    "fr": {"Sys. de fichiers": "Filesystem", "Taille": "Size", "Utilisé": "Used", "Dispo": "Avail",
+           "Disponible": "Available", "Uti%": "Use%", "Capacité": "Capacity", "Inœuds": "Inodes",
+           "IUtil.": "IUsed", "ILibre": "IFree", "IUti%": "IUse%", "Monté sur": "Mounted on"},
+}
+_BLOCK_TITLE = {"de": (re.compile(r"(?<!\S)(\S+)-Blöcke(?!\S)"), r"\1-blocks"),
+                "fr": (re.compile(r"(?<!\S)blocs de (\S+)(?!\S)"), r"\1-blocks")}
+_TITLE_RE = {lang: re.compile(r"(?<!\S)(" + "|".join(map(re.escape, sorted(t, key=len, reverse=True))) + r")(?!\S)")
+             for lang, t in _TITLES.items()}
+
+
+def _c_header(header: str) -> tuple[str, str]:
+    """(header with C titles, language) — German and French headers are translated back."""
+    for lang, titles in _TITLES.items():
+        if header.startswith(next(iter(titles))):
+            rx, repl = _BLOCK_TITLE[lang]
+            return _TITLE_RE[lang].sub(lambda m: titles[m.group(1)], rx.sub(repl, header)), lang
+    return header, "C"
+
+
+def _layout(header: str, pin: ParseInput, rows: list[str]) -> tuple[str, bool, bool, bool]:
     """(unit word, has type column, has BSD inode columns, inode-only listing) from the header."""
     words = header.split()
     if len(words) < 2 or words[0] != "Filesystem":
+        if any(_match(ln, _shape(False), False) for ln in rows[:20]):  # df rows under another language's titles
+            raise Unsupported("df: the column titles are in a language this parser does not read",
+                              hint_args=pin.sub_args, hint_reason=C_LOCALE_HINT)
         raise Unrecognized("df: the output does not start with a 'Filesystem' header")
     has_type = words[1] == "Type"
     unit = words[2] if has_type else words[1]
@@ -165,7 +198,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = [ln for ln in split_lines(text) if ln.strip()]
     if not lines:
         return {"filesystems": [], "unit": ""}
-    unit, has_type, bsd_inodes, _ = _layout(lines[0])
+    header, lang = _c_header(lines[0])
+    unit, has_type, bsd_inodes, _ = _layout(header, pin, lines[1:])
     human = unit == "Size"
     if not human and unit not in _BLOCK_UNITS and unit != "Inodes":
         raise Unsupported(f"df: size column '{unit}' is not a known unit", hint_args=drop_args(pin.sub_args, valued=_VALUED))
@@ -199,6 +233,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         out["block_size"] = _BLOCK_UNITS[unit]
     if base is not None:
         out["multiplier"] = base
+    if lang != "C":
+        out["locale"] = lang
     return out
 
 

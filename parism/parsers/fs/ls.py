@@ -7,6 +7,7 @@ Schema::
                 mode?: "drwxr-xr-x", attr?: "."|"@"|"+", permissions?: {owner, group, other},
                 mode_octal?: "0755", setuid?, setgid?, sticky?, links?, owner?, group?,
                 size_bytes?, size?: "4.0K", size_bytes_approx?, major?, minor?, inode?, blocks?,
+                context?: "?"|"system_u:object_r:…" (-lZ),
                 modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO,
                 indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
      totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str]}
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized, Unsupported
 from parism.parsers.fs._common import split_lines
 from parism.parsers.fs._lsmodel import LsEntry, LsResult
 from parism.parsers.fs._lsrow import (
@@ -34,6 +35,7 @@ from parism.parsers.fs._lsrow import (
 )
 from parism.parsers import shellquote
 from parism.parsers.hints import drop_args
+from parism.parsers.l10n import C_LOCALE_HINT, TOTAL_WORDS
 from parism.policy.tokenize import Tokens
 
 _BOOL = [
@@ -43,7 +45,7 @@ _BOOL = [
     "--escape", "--quote-name", "--literal", "--dereference", "--dereference-command-line",
     "--group-directories-first", "--no-group", "--classify", "--file-type", "--human-readable", "--si",
     "--full-time", "--ignore-backups", "--hide-control-chars", "--show-control-chars", "--kibibytes", "-C",
-    "-x", "-m", "-Z", "--context", "--author"
+    "-x", "-m", "-Z", "--context", "--author", "-e"
 ]
 _VALUE = [
     "--sort", "--time", "--format", "--time-style", "--indicator-style", "--quoting-style", "-I",
@@ -73,13 +75,26 @@ def _supports(tokens: Tokens) -> str | None:
     for name in ("-C", "-x", "-m"):
         if tokens.has(name):
             return f"'{name}' prints names in columns; without it ls prints one name per line"
-    if tokens.has("-Z", "--context", "--author"):
-        return "the security-context/author column is not read; drop it"
+    if tokens.has("--author"):
+        return "the author column is not read; drop it"
+    if not _is_long(tokens):
+        if tokens.has("-Z", "--context"):
+            return "the security context is read in long listings only (ls -lZ)"
+        if tokens.has("-e"):
+            return "'-e' (BusyBox: full date and time) is read in long listings only (ls -le)"
     return None
 
 
+def _custom_time_style(args: list[str]) -> bool:
+    return any(a.startswith("--time-style=+") or (a == "--time-style" and b.startswith("+"))
+               for a, b in zip(args, [*args[1:], ""]))
+
+
 def _hint(args: list[str]) -> list[str]:
-    return drop_args(args, _DISPLAY_SHORT, _DISPLAY_LONG)
+    """Without the display flags not read; a ``+FORMAT`` time style becomes ``full-iso``
+    (the same instants, in a form read exactly)."""
+    kept = drop_args(args, _DISPLAY_SHORT, _DISPLAY_LONG, valued=("--format", "--time-style", "--quoting-style"))
+    return ["--time-style=full-iso", *kept] if _custom_time_style(args) else kept
 
 
 CONTRACT = Contract(flags=FLAGS, values=VALUES, supports=_supports, hint=_hint)
@@ -92,6 +107,7 @@ def _style(tokens: Tokens) -> RowStyle:
         escaped=tokens.has("-b", "--escape") or q == "escape",
         c_quoted=tokens.has("-Q", "--quote-name") or q == "c",
         si=tokens.has("--si"),
+        context=tokens.has("-Z", "--context"),
         has_inode=tokens.has("-i", "--inode"),
         has_blocks=tokens.has("-s", "--size"),
         classify=tokens.has("-F", "-p", "--classify", "--file-type")
@@ -120,7 +136,8 @@ def _name_sorted(tokens: Tokens) -> bool:
     return not tokens.has(*_SORT_FLAGS)
 
 
-_TOTAL = re.compile(r"total (\S+)")
+_TOTAL_WORDS = "|".join(sorted(set(TOTAL_WORDS.values())))
+_TOTAL = re.compile(rf"(?:{_TOTAL_WORDS}) (\S+)")  # "insgesamt 20K" in German
 _NAME_PREFIX = re.compile(r"\s*(\d+(?:[.,]\d+)?[KMGTPEZYk]?) (.*)")
 
 
@@ -319,10 +336,13 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     if _is_long(pin.tokens):
         reader.long()
         if not reader.entries and reader.warnings:
+            if any(ROWISH.match(ln) for ln in lines):  # rows, but dates in another language
+                raise Unsupported("ls: the rows' dates are in a form this parser does not read (another "
+                                  "language?)", hint_args=pin.sub_args, hint_reason=C_LOCALE_HINT)
             raise Unrecognized("ls: no line matched the long-listing row layout")
     else:
         unresolved = reader.short()
-    if not (reader.style.escaped or reader.style.c_quoted):
+    if not (reader.style.escaped or reader.style.c_quoted) and ("'" in text or '"' in text):
         _unquote(reader)
     out: dict[str, object] = {"entries": reader.entries}
     if reader.totals:
@@ -343,7 +363,7 @@ PARSER = Parser(
     schema=LsResult,
     rows_key="entries",
     row_fields=tuple(LsEntry.model_fields),
-    noise=r"^total \S+$|^\S.*:$",
+    noise=rf"^(?:{_TOTAL_WORDS}) \S+$|^\S.*:$",
     os=UNIX_OS,
     prints_always=_is_long,  # a long listing prints "total N" even for an empty directory
     examples=(("-la",), ("-l",), ("-lah",), ("-alR", "/usr"), ("-1",), (), ("-l", "--time-style=full-iso")),

@@ -9,7 +9,7 @@ Schema::
 Which counts a row holds comes from the flags, in the order wc prints them (lines, words,
 chars, bytes, max line length); no counter flag means the default three (lines words bytes).
 ``file`` is null for standard input. The ``total`` row (several files, or ``--total=always``)
-is reported apart from the entries, never as a file named "total".  Names in shell quoting are
+is reported apart from the entries, never as a file named "total" (German: "insgesamt").  Names in shell quoting are
 decoded: all of them when uutils ``wc`` quoted the listing (``'a b'``, a warning says so), and
 the newline names GNU ``wc`` quotes (``'a'$'\\n''b'``).
 """
@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from parism.parsers import shellquote
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized, always
+from parism.parsers.l10n import TOTAL_WORDS
 from parism.parsers.table import split_row, to_int
 from parism.parsers.text._common import split_lines
 
@@ -32,6 +33,9 @@ COUNTERS = (  # (field, short flag, long flag) in output order
     ("bytes", "-c", "--bytes"),
     ("max_line_length", "-L", "--max-line-length"),
 )
+
+
+_TOTAL_NAMES = frozenset(TOTAL_WORDS.values())  # "total", German "insgesamt"
 
 
 class Counts(BaseModel):
@@ -74,14 +78,14 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
             row["file"] = parts[len(cols)]
         rows.append(row)
     out: dict[str, Any] = {"entries": rows}
-    if shellquote.unquote_rows(rows, "file"):
+    if ("'" in text or '"' in text) and shellquote.unquote_rows(rows, "file"):
         out["warnings"] = [shellquote.WARNING]
     else:
         for row in rows:
             name = row.get("file")
             if isinstance(name, str) and (value := shellquote.newline_name(name)) is not None:
                 row["file"] = value
-    if rows and (mode == "only" or (rows[-1].get("file") == "total" and (len(rows) > 2 or mode == "always"))):
+    if rows and (mode == "only" or (rows[-1].get("file") in _TOTAL_NAMES and (len(rows) > 2 or mode == "always"))):
         total = rows.pop()
         total.pop("file", None)
         out["total"] = total
