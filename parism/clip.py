@@ -14,3 +14,14 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + MARKER.format(n=len(text) - limit)
+
+
+def clip_opt(text: str | None, limit: int = ECHO_LIMIT) -> str | None:
+    return None if text is None else clip(text, limit)
+
+
+def clip_all(texts: list[str], limit: int = ECHO_LIMIT) -> list[str]:
+    """Each text clipped; the same list object when nothing was cut (no copy per call)."""
+    if all(len(t) <= limit for t in texts):
+        return texts
+    return [clip(t, limit) for t in texts]

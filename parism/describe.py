@@ -9,9 +9,11 @@ guard so an agent is never shown a call that would be refused.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
+from parism.clip import clip
 from parism.envelope import DescribeResult, Failure
 from parism.parsers import registry
 from parism.parsers.contract import Parser
@@ -120,26 +122,71 @@ _SHED: tuple[tuple[str, str], ...] = (
 )
 
 
-def describe_command(cmd: str, cfg: Any, os_name: str, allowed: Allowed) -> DescribeResult:
+def describe_command(cmd: str, cfg: Any, os_name: str, allowed: Allowed,
+                     stats: CallStats | None = None) -> DescribeResult:
+    """One command's rules.  A command the profile or a parser knows is described even when it
+    is not allowed (with the refusal in ``failure``): an agent learns what enabling it would
+    give; then ``examples`` and ``alternatives`` are those the command's own policy admits."""
     version = _version()
-    if cmd not in cfg.settings.guard.allowed_commands:
-        return DescribeResult(version=version, cmd=cmd, failure=Failure(
-            kind="guard", reason="command_not_allowed", message=f"Command '{cmd}' is not in the allowed list"))
+    is_allowed = cmd in cfg.settings.guard.allowed_commands
+    refusal = None if is_allowed else Failure(
+        kind="guard", reason="command_not_allowed", message=f"Command '{clip(cmd)}' is not in the allowed list",
+        hint="guard.allowed_commands decides which commands run (describe() lists them)")
     try:
         parser = registry.get_parser(cmd)
     except Exception:  # noqa: BLE001 — a broken parser module must not break describe
         parser = None
+    if not is_allowed and parser is None and cfg.policy(cmd) is None:
+        return DescribeResult(version=version, cmd=clip(cmd), failure=refusal)
+    admits = allowed if is_allowed else lambda _c, _a: True  # nothing passes the live guard
     result = DescribeResult(
         version=version, cmd=cmd, profile=cfg.profile.name, policy=policy_summary(cmd, cfg),
         parser=parser_summary(parser, _guard_flags(cfg, cmd)) if parser else None,
-        alternatives=_alternatives(cmd, os_name, allowed) if parser else [],
-        examples=[e for e in _examples(parser) if allowed(cmd, e)][:MAX_EXAMPLES] if parser else [],
+        alternatives=_alternatives(cmd, os_name, admits) if parser else [],
+        examples=[e for e in _examples(parser) if admits(cmd, e)][:MAX_EXAMPLES] if parser else [],
+        stats=stats.of(cmd) if stats is not None else None,
+        failure=refusal,
     )
     return fit(result)
 
 
+class CallStats:
+    """Per-command call statistics for ``describe`` when ``telemetry.enabled`` (kept in memory,
+    never sent anywhere).  Only allowed commands get a row: a refused name is caller input."""
+
+    def __init__(self, allowed: list[str]) -> None:
+        self._allowed = frozenset(allowed)
+        self._rows: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def record(self, cmd: str, decision: str, reason: str | None, exit_code: int | None, duration_ms: int) -> None:
+        """One call: ``failed`` when it ran and exited non-zero, or could not run at all (a
+        missing parser is not a failure of the command)."""
+        key = cmd if cmd in self._allowed else "(not allowed)"
+        with self._lock:
+            row = self._rows.setdefault(key, {"calls": 0, "blocked": 0, "failed": 0, "total_ms": 0, "max_ms": 0})
+            row["calls"] += 1
+            row["blocked"] += decision == "blocked"
+            row["failed"] += decision != "blocked" and (exit_code not in (0, None) or
+                                                        (exit_code is None and reason is not None))
+            row["total_ms"] += duration_ms
+            row["max_ms"] = max(row["max_ms"], duration_ms)
+
+    def of(self, cmd: str) -> dict[str, Any]:
+        with self._lock:
+            row = dict(self._rows.get(cmd, {"calls": 0}))
+        if row["calls"]:
+            row["mean_ms"] = round(row.pop("total_ms") / row["calls"], 1)
+        return row
+
+    def all(self) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            names = sorted(self._rows)
+        return {name: self.of(name) for name in names}
+
+
 def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any,
-                  env: dict[str, Any], errors: list[str]) -> DescribeResult:
+                  env: dict[str, Any], errors: list[str], stats: CallStats | None = None) -> DescribeResult:
     """The environment: what may run, with which limits, under which confinement."""
     guard = cfg.settings.guard
     return DescribeResult(
@@ -153,7 +200,8 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,
             "command_arg_restrictions": {k: v.blocked_flags for k, v in guard.command_arg_restrictions.items()},
         },
-        telemetry_enabled=cfg.settings.telemetry.enabled, host_os=os_name, sandbox=sandbox,
+        telemetry_enabled=cfg.settings.telemetry.enabled, stats=stats.all() if stats is not None else None,
+        host_os=os_name, sandbox=sandbox,
         regex_engine=regex, env=env,
         config={"errors": errors, "warnings": list(cfg.warnings), "files": list(cfg.files)},
     )

@@ -42,7 +42,7 @@ from parism.audit import AuditLog
 from parism.availability import availability
 from parism.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
-from parism.describe import describe_command, describe_host
+from parism.describe import CallStats, describe_command, describe_host
 from parism.envelope import CacheInfo, DescribeResult, DryRunResult, Envelope, Failure, PageInfo
 from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
 from parism.fsdiff import diff, snapshot
@@ -51,7 +51,7 @@ from parism.paging import PageCache, page_of
 from parism.parsers.osinfo import host_os
 from parism.pipeline import Finisher, Ran
 from parism.redact import Redactor
-from parism.results import no_process
+from parism.results import bounded, bounded_dry_run, no_process
 from parism.sandbox import Sandbox
 from parism.shape import FORMATS
 
@@ -104,6 +104,7 @@ class Engine:
         self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg)
+        self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -124,8 +125,9 @@ class Engine:
         if cmd is None:
             return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
                                  regex=self.redactor.report(), errors=self.errors,
-                                 env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped})
-        return describe_command(cmd, self.cfg, self.os, self._passes)
+                                 env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped},
+                                 stats=self.stats)
+        return describe_command(cmd, self.cfg, self.os, self._passes, self.stats)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
         req = Request("dry_run", cmd, list(args or []), cwd)
@@ -138,7 +140,7 @@ class Engine:
             return DryRunResult(would_pass=True)
         f = self._guard_failure(decision, req)
         self._audit(req, "blocked", f.reason, None, 0)
-        return DryRunResult(would_pass=False, reason=f.reason, message=f.message, hint=f.hint)
+        return bounded_dry_run(DryRunResult(would_pass=False, reason=f.reason, message=f.message, hint=f.hint))
 
     def parse_output(self, cmd: str, args: list[str], raw: str, os: str | None = None,
                      format: str | None = None) -> Envelope:
@@ -344,9 +346,9 @@ class Engine:
         a token typed as the command name or inside a path must not come back."""
         echo = self.finisher.echo(req, env.cwd)
         cmd, cwd = echo.text(env.cmd), echo.text(env.cwd)
-        if cmd == env.cmd and cwd == env.cwd:
-            return env  # nothing masked (the usual case): no copy of the envelope
-        return env.model_copy(update={"cmd": cmd, "cwd": cwd})
+        if cmd != env.cmd or cwd != env.cwd:  # usually nothing is masked: no copy then
+            env = env.model_copy(update={"cmd": cmd, "cwd": cwd})
+        return bounded(env)
 
     def _config_message(self) -> str:
         return "invalid configuration: " + "; ".join(self.errors)
@@ -356,6 +358,8 @@ class Engine:
 
     def _audit(self, req: Request, decision: str, reason: str | None, exit_code: int | None,
                duration_ms: int) -> None:
+        if self.stats is not None and req.tool in ("run", "run_paged"):
+            self.stats.record(str(req.cmd), decision, reason, exit_code, duration_ms)
         if not self.audit.enabled:  # the default: no line, so nothing to mask either
             return
         echo = self.finisher.echo(req)

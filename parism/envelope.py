@@ -256,4 +256,6 @@ class DescribeResult(WireModel):
     parser: dict[str, Any] | None = None
     alternatives: list[dict[str, Any]] | None = None
     examples: list[list[str]] | None = None
+    # telemetry.enabled: calls, blocked, failed, mean_ms, max_ms (per command, or of this one)
+    stats: dict[str, Any] | None = None
     failure: Failure | None = None

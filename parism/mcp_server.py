@@ -29,6 +29,8 @@ from mcp.types import INVALID_PARAMS, CallToolResult, Tool, ToolAnnotations
 
 from parism.cli.signals import next_signal
 from parism.clip import clip
+from parism.mcp.session import initialise_first, serve_only
+from parism.mcp.stdio import serve_stdio
 from parism.mcp.tools import InFlight, ToolRow, call, tool_rows
 
 if TYPE_CHECKING:
@@ -98,7 +100,10 @@ class ParismServer(MCPServer):
 
     def __init__(self, name: str, *, rows: Sequence[ToolRow] = (), engine: LazyEngine | None = None,
                  **options: Any) -> None:
-        super().__init__(name, **options)
+        # No subscriptions/listen: the tool list never changes, and serving it made modern-era
+        # clients read listChanged: true.
+        super().__init__(name, subscriptions=False, middleware=[initialise_first], **options)
+        serve_only(self._lowlevel_server)
         self._rows = {row.name: row for row in rows}
         self._listed = [row.listed() for row in rows]  # schemas built once, before any client
         self._engine = engine
@@ -136,7 +141,7 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
     """
     signum = await next_signal()
     log.warning("received signal %d, cancelling in-flight calls", signum)
-    timer = threading.Timer(HARD_EXIT_GRACE_S, os._exit, args=(128 + signum,))
+    timer = threading.Timer(HARD_EXIT_GRACE_S, _hard_exit, args=(128 + signum,))
     timer.daemon = True
     timer.start()
     scope.cancel()
@@ -144,8 +149,7 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
         await anyio.lowlevel.checkpoint()  # let the cancelled handlers start their cleanup
         while InFlight.count:
             await anyio.sleep(0.01)
-    logging.shutdown()
-    os._exit(128 + signum)
+    _hard_exit(128 + signum)
 
 
 #: A client that calls tools without listing them first still gets a warm engine this soon.
@@ -184,12 +188,31 @@ async def _warm_up(server: ParismServer, engine: LazyEngine) -> None:
         gc.enable()
 
 
+#: Seconds from stdin EOF to a forced exit: in-flight calls are cancelled at EOF and kill their
+#: children at once, but a guard check or a parse running in a worker thread cannot be
+#: interrupted, and the client that closed stdin waits for the process to end.
+EOF_EXIT_S = 1.5
+
+
+def _exit_soon() -> None:
+    """Stdin is closed: exit 0 within :data:`EOF_EXIT_S` even if a worker is still busy."""
+    timer = threading.Timer(EOF_EXIT_S, _hard_exit, args=(0,))
+    timer.daemon = True
+    timer.start()
+
+
+def _hard_exit(status: int) -> None:
+    logging.shutdown()
+    os._exit(status)
+
+
 async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
+    limit = engine.cfg.settings.server.max_request_bytes
     async with anyio.create_task_group() as tg:
         tg.start_soon(_exit_on_signal, tg.cancel_scope)
         tg.start_soon(_warm_up, server, engine)
-        await server.run_stdio_async()
+        await serve_stdio(server, limit, _exit_soon)
         tg.cancel_scope.cancel()
 
 

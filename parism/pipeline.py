@@ -156,7 +156,7 @@ class Finisher:
 
     def run_envelope(self, ran: Ran) -> Envelope:
         req, cap = ran.req, ran.cap
-        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes)
+        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes, ran.stderr_text)
         if failure is not None and failure.reason == "non_zero_exit" and ran.decision is not None:
             hint = network_hint(req.cmd, bool(ran.decision.network), cap.exit_code, ran.stderr_text)
             if hint:
@@ -181,7 +181,7 @@ class Finisher:
     def page_envelope(self, ran: Ran, pg: Page, info: PageInfo, byte_cap: int) -> Envelope:
         """``run_paged``: no parser; the page is a slice of the masked stdout."""
         req, cap = ran.req, ran.cap
-        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes)
+        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes, ran.stderr_text)
         omissions = list(ran.omissions)
         if pg.cut:
             omissions.append(Omission(stage="capture", reason=f"page cut at {byte_cap} bytes; use a smaller page_size"))

@@ -200,6 +200,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "PARISM_AUDIT_ENABLED": ("audit.enabled", _BOOL),
     "PARISM_AUDIT_PATH": ("audit.path", _STR),
     "PARISM_SANDBOX": ("sandbox.mode", _STR),
+    "PARISM_MAX_REQUEST_BYTES": ("server.max_request_bytes", _INT),
 }
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", ""}
 

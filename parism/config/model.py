@@ -207,8 +207,16 @@ class SandboxSettings(Strict):
         return value
 
 
+class ServerSettings(Strict):
+    """The MCP server's own limits (the stdio reader: ``parism/mcp/stdio.py``)."""
+
+    # A line longer than this is answered -32600 with its id and never held in memory.
+    max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=1024 * 1024 * 1024)
+
+
 class Settings(Strict):
     guard: GuardSettings = Field(default_factory=GuardSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     audit: AuditSettings = Field(default_factory=AuditSettings)
     parsers: ParsersSettings = Field(default_factory=ParsersSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)

@@ -85,6 +85,13 @@ def _any(new: Any, old: Any) -> str | None:
     return None
 
 
+def _patterns(new: list[str], old: list[str] | None) -> str | None:
+    """Extra patterns only add masking; ``[]`` turns output redaction off."""
+    if new == [] and old != []:
+        return "may not turn output redaction off (output_patterns = [])"
+    return None
+
+
 def _never(new: Any, old: Any) -> str | None:
     return None if new == old else "may only be set by the global configuration"
 
@@ -111,7 +118,7 @@ RULES: dict[str, Check] = {
     "guard.command_policies": _never,
     "guard.secrets.env_patterns": _superset,
     "guard.secrets.env_allow": _subset,
-    "guard.secrets.output_patterns": _any,
+    "guard.secrets.output_patterns": _patterns,
     "guard.secrets.output_patterns_mode": _order("replace", "extend"),
     "guard.secrets.output_redaction_enabled": _to_true,
     "guard.secrets.redaction_marker": _any,
@@ -140,6 +147,7 @@ RULES: dict[str, Check] = {
     "sandbox.limits.nofile": _decrease,
     "sandbox.limits.core": _decrease_min1,
     "sandbox.limits.oom_score_adj": _increase,
+    "server.max_request_bytes": _decrease,
     "trust_project_config": _never,
 }
 

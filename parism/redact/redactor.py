@@ -119,9 +119,12 @@ class Redactor:
     def from_config(cls, cfg: Any) -> Redactor:
         """Read ``guard.secrets`` of a ``LoadedConfig`` (``parism.config.model.Secrets``)."""
         secrets = cfg.settings.guard.secrets
+        # ``output_patterns = []`` (set, and empty) is the seed's switch for output redaction
+        # off: no pattern of the user's and no built-in rule, as "replace" with no patterns.
+        off = secrets.output_patterns == []
         return cls(
             secrets.output_patterns or (),
-            mode=secrets.output_patterns_mode,
+            mode="replace" if off else secrets.output_patterns_mode,
             enabled=secrets.output_redaction_enabled,
             marker=secrets.redaction_marker or DEFAULT_MARKER,
         )

@@ -1,0 +1,190 @@
+"""Parism's stdio transport: the SDK's session on one side, the wire on the other, and every
+line read by :mod:`parism.mcp.jsonrpc` before the SDK sees it.
+
+It replaces ``mcp.server.stdio.stdio_server`` (whose reader drops what it cannot validate, see
+:mod:`parism.mcp.jsonrpc`) and keeps what that transport does right: while serving, fd 0 reads
+``/dev/null`` and fd 1 is stderr, so a child or a stray ``print`` can never write into the
+protocol stream.  What it adds:
+
+- a line over ``max_request_bytes`` is not kept: it is answered ``-32600`` with its own id as
+  soon as the limit is crossed when the id comes first (as every SDK writes it), else once the
+  line ends, and the rest is read in 1 MiB pieces and dropped;
+- each answer is serialised once, to bytes, and written in a worker thread (a 64 MiB answer
+  does not stall the event loop);
+- ``on_eof`` is called when the client closes stdin, so the server can bound its exit time.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
+from mcp.shared.message import SessionMessage
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
+
+from parism.mcp import jsonrpc
+from parism.mcp.jsonrpc import Refusal
+
+log = logging.getLogger("parism.mcp.wire")
+
+CHUNK = 1 << 20  # bytes read at a time from a long line
+KEEP = 64 * 1024  # bytes kept of an oversized line's start and end, to find its id
+
+
+@dataclass(frozen=True)
+class _Oversized:
+    size: int
+    tail: bytes
+    answered: bool
+
+
+class _Eof:
+    pass
+
+
+EOF = _Eof()
+
+
+def _too_large(rid: jsonrpc.RequestId | None, limit: int) -> Refusal:
+    return Refusal(rid, INVALID_REQUEST,
+                   f"Request too large: over server.max_request_bytes ({limit} bytes); it was not read")
+
+
+def _next(stream: BinaryIO, limit: int, early: Callable[[bytes], bool]) -> Any:
+    """One line off the wire (worker thread): a message, a refusal, None, an oversized line's
+    summary or EOF.  ``early(head)`` is called once when a line crosses ``limit``."""
+    parts: list[bytes] | None = []
+    size = 0
+    tail = b""
+    answered = False
+    while True:
+        piece = stream.readline(CHUNK)
+        if not piece:
+            break
+        size += len(piece)
+        if parts is not None:
+            parts.append(piece)
+            if size > limit:
+                joined = b"".join(parts)
+                parts = None
+                answered = early(joined[:KEEP])
+                tail = joined[-KEEP:]
+                del joined
+        else:
+            tail = (tail + piece)[-KEEP:]
+        if piece.endswith(b"\n"):
+            break
+    if size == 0:
+        return EOF
+    if parts is None:
+        return _Oversized(size, tail, answered)
+    return jsonrpc.read(b"".join(parts))
+
+
+def _serialise(message: Any) -> bytes:
+    """The message's JSON, once, as bytes; a message that cannot be written (a lone surrogate in
+    a result) becomes an internal error for its id rather than ending the writer."""
+    try:
+        return type(message).__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+    except ValueError as exc:  # pydantic_core.PydanticSerializationError is a ValueError
+        log.error("an answer could not be serialised (%s): sent as an internal error", type(exc).__name__)
+        rid = getattr(message, "id", None)  # ids were checked by the reader: always writable
+        error = Refusal(rid, INTERNAL_ERROR, "Internal error: the answer could not be written as "
+                        "UTF-8 JSON").response()
+        return error.__pydantic_serializer__.to_json(error, by_alias=True, exclude_unset=True)
+
+
+def _write(out: BinaryIO, data: bytes) -> None:
+    out.write(data)
+    out.write(b"\n")  # not ``data + b"\n"``: that would copy a 64 MiB answer once more
+    out.flush()
+
+
+def _claim_std_fds() -> tuple[int, int, Callable[[], None]]:
+    """Private copies of fd 0 and fd 1 for the wire; fd 0 → /dev/null, fd 1 → stderr."""
+    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+
+    def restore() -> None:
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+
+    return wire_in, wire_out, restore
+
+
+@asynccontextmanager
+async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lambda: None
+                        ) -> AsyncIterator[tuple[ContextReceiveStream[Any], ContextSendStream[SessionMessage]]]:
+    """The (read, write) stream pair a session runs on, served from the process's stdio."""
+    wire_in, wire_out, restore = _claim_std_fds()
+    # closefd=False: a worker thread may still block on a descriptor when serving ends.
+    source = os.fdopen(wire_in, "rb", buffering=1 << 16, closefd=False)
+    sink = os.fdopen(wire_out, "wb", closefd=False)
+    to_sdk, read_stream = create_context_streams[Any](0)
+    write_stream, from_sdk = create_context_streams[SessionMessage](0)
+    answers = write_stream.clone()
+
+    async def answer(refusal: Refusal) -> None:
+        await answers.send(SessionMessage(refusal.response()))
+
+    def early(head: bytes) -> bool:
+        rid = jsonrpc.oversized_id(head, b"")
+        if rid is None:
+            return False
+        anyio.from_thread.run(answer, _too_large(rid, max_request_bytes))
+        return True
+
+    async def reader() -> None:
+        async with to_sdk, answers:
+            while True:
+                item = await anyio.to_thread.run_sync(_next, source, max_request_bytes, early)
+                if item is EOF:
+                    on_eof()
+                    return
+                if isinstance(item, Refusal):
+                    await answer(item)
+                elif isinstance(item, _Oversized):
+                    if not item.answered:
+                        await answer(_too_large(jsonrpc.oversized_id(b"", item.tail), max_request_bytes))
+                elif item is not None:
+                    await to_sdk.send(SessionMessage(item))
+
+    async def writer() -> None:
+        async with from_sdk:
+            async for session_message in from_sdk:
+                message = session_message.message
+                del session_message
+                data = _serialise(message)
+                del message
+                await anyio.to_thread.run_sync(_write, sink, data)
+                del data
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            async with write_stream:
+                yield read_stream, write_stream
+    finally:
+        restore()
+
+
+async def serve_stdio(server: MCPServer, max_request_bytes: int, on_eof: Callable[[], None]) -> None:
+    """``server.run_stdio_async()`` on Parism's transport (the SDK's low-level run loop)."""
+    low = server._lowlevel_server  # the loop run_stdio_async drives; no public seam takes streams
+    async with stdio_streams(max_request_bytes, on_eof) as (read, write):
+        await low.run(read, write, low.create_initialization_options())
