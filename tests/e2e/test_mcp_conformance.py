@@ -12,6 +12,7 @@ messages with an oracle written from the same rules.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -273,3 +274,43 @@ def test_generated_messages_get_what_they_are_owed(raw: RawServer, message: Any,
         assert got == [], (line, got)
     else:
         assert len(got) == 1 and got[0]["id"] == rid, (line, got)
+
+
+# -- size limit and end of input --------------------------------------------------------------
+
+SMALL_LIMIT = 65_536
+
+
+@pytest.mark.parametrize(("where", "rid"), [("first", 71), ("last", 72), ("middle", None)])
+def test_a_request_over_the_size_limit_is_answered_with_its_id(workdir: Path, where: str, rid: Any) -> None:
+    server = RawServer(workdir, env={"PARISM_MAX_REQUEST_BYTES": str(SMALL_LIMIT)})
+    try:
+        server.initialize()
+        big = {"name": "run", "arguments": {"cmd": "ls", "args": ["a" * (4 * SMALL_LIMIT)]}}
+        body = json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": big})[1:-1]
+        members = {"first": f'{{"id":71,{body}}}', "last": f'{{{body},"id":72}}',
+                   "middle": f'{{"jsonrpc":"2.0","params":{json.dumps(big)},"id":73,"method":"tools/call",'
+                             f'"pad":"{"p" * 2 * SMALL_LIMIT}"}}'}
+        (answer,) = server.probe(members[where].encode(), wait_for=rid)
+        assert answer["id"] == rid and answer["error"]["code"] == INVALID
+        assert "max_request_bytes" in answer["error"]["message"] and len(json.dumps(answer)) < 300
+        ok = server.request("tools/call", {"name": "run", "arguments": {"cmd": "ls", "args": ["x" * 1000]}})
+        assert "result" in ok  # a request under the limit (with a long argument) is still read
+    finally:
+        assert server.close() == 0
+
+
+def test_stdin_eof_mid_call_exits_within_two_seconds(workdir: Path) -> None:
+    many = workdir / "many"
+    many.mkdir()
+    for i in range(30_000):
+        (many / f"file-{i:05d}").touch()
+    (workdir / "parism-test.toml").write_text(
+        (workdir / "parism-test.toml").read_text().replace("timeout_ms = 60000", "timeout_ms = 60000\nmax_output_bytes = 0"))
+    server = RawServer(workdir)
+    server.initialize()
+    server.send(call("busy", "run", {"cmd": "ls", "args": ["-la", str(many)]}))
+    time.sleep(0.3)  # the call is running (listing, reading or parsing 30 000 rows)
+    started = time.monotonic()
+    assert server.close() == 0
+    assert time.monotonic() - started <= 2.0
