@@ -2,6 +2,8 @@
 
 Seed order, first failing step wins (the step is observable in ``reason``):
 
+0. size — ``arg_not_allowed`` (``guard.max_args``, ``guard.max_arg_bytes``, 131,072 bytes per
+   argument): refused before anything else reads the argv, never a late ``E2BIG``
 1. allowlist — ``command_not_allowed`` (not listed, or no policy: deny by default, decision 4)
 2. paths — ``path_not_allowed`` (cwd, and every value the policy types as a path)
 3. injection — ``injection_pattern`` (``block_patterns`` on every value not typed ``data``;
@@ -18,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from parism.clip import clip
 from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
 from parism.egress.policy import destinations
@@ -27,6 +30,7 @@ from parism.policy.gitrepo import Repo, find_repo
 from parism.policy.network import host_problem, url_problem
 from parism.policy.rewrite import exec_args
 from parism.policy.rules import Classified, Value, classify
+from parism.policy.size import ArgBudget, size_problem
 from parism.policy.tokenize import Tokens
 
 PATH_KINDS = {"path"}
@@ -64,7 +68,7 @@ NEVER_ENDING = {
 
 def _allowlist(cmd: str, cfg: LoadedConfig) -> tuple[str, str | None] | None:
     """(message, hint) when ``cmd`` may not run."""
-    message = f"Command '{cmd}' is not in the allowed list"
+    message = f"Command '{clip(cmd)}' is not in the allowed list"
     if cmd not in cfg.settings.guard.allowed_commands:
         hint = NEVER_ENDING.get(cmd)
         if cfg.policy(cmd) is not None:
@@ -90,10 +94,10 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
                  repo: Repo | None) -> Decision | None:
     cwd = decision.cwd
     if not os.path.isdir(cwd):
-        return _refuse(decision, "path_not_allowed", f"Working directory '{cwd}' does not exist")
+        return _refuse(decision, "path_not_allowed", f"Working directory '{clip(cwd)}' does not exist")
     if is_system_ancestor(cwd):
         return _refuse(decision, "path_not_allowed",
-                       f"Working directory '{cwd}' is outside allowed paths. The root directory and "
+                       f"Working directory '{clip(cwd)}' is outside allowed paths. The root directory and "
                        "ancestors of system directories are never allowed.",
                        "run from the project directory")
     allowed = cfg.settings.guard.allowed_paths
@@ -102,13 +106,13 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
     roots = Roots(allowed, known={cwd: cwd})  # cwd is already the realpath of an existing directory
     if not roots.contains(cwd, "/"):
         return _refuse(decision, "path_not_allowed",
-                       f"Working directory '{cwd}' is outside allowed paths. Allowed: {', '.join(allowed)}")
+                       f"Working directory '{clip(cwd)}' is outside allowed paths. Allowed: {', '.join(allowed)}")
     for value in _path_values(classified, cwd):
         if "\0" in value.text:
             continue  # refused by the injection step
         if not roots.contains(value.text, cwd):
             return _refuse(decision, "path_not_allowed",
-                           f"Path argument '{value.arg}' resolves outside allowed paths. "
+                           f"Path argument '{clip(value.arg)}' resolves outside allowed paths. "
                            f"Allowed: {', '.join(allowed)}")
     if repo is not None:
         for where in (repo.work_dir, repo.git_dir):
@@ -122,22 +126,30 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
 
 def _check_injection(decision: Decision, classified: Classified, args: list[str],
                      cfg: LoadedConfig) -> Decision | None:
-    data_values = {(v.index, v.text) for v in classified.values if v.kind == "data"}
-    patterns = cfg.settings.guard.block_patterns
+    """NUL anywhere; newline/CR and ``block_patterns`` outside the ``data`` values.
+
+    One pass over the argument bytes: an argument's data values (at most a few: ``-e P``
+    and ``--format=P`` forms) are looked up by index, never by scanning every data value."""
+    data_at: dict[int, list[str]] = {}
+    for v in classified.values:
+        if v.kind == "data":
+            data_at.setdefault(v.index, []).append(v.text)
+    patterns = [p for p in cfg.settings.guard.block_patterns if p]
     for index, arg in enumerate(args):
         if "\0" in arg:
-            return _refuse(decision, "injection_pattern", f"Blocked pattern 'NUL' detected in argument {arg!r}")
+            return _refuse(decision, "injection_pattern",
+                           f"Blocked pattern 'NUL' detected in argument {clip(repr(arg))}")
         checked = arg
-        for idx, text in data_values:
-            if idx == index and checked.endswith(text):
+        for text in data_at.get(index, ()):
+            if checked.endswith(text):
                 checked = checked[: len(checked) - len(text)]
         if "\n" in checked or "\r" in checked:
             return _refuse(decision, "injection_pattern",
-                           f"Blocked pattern 'newline' detected in argument {arg!r}")
+                           f"Blocked pattern 'newline' detected in argument {clip(repr(arg))}")
         for pattern in patterns:
-            if pattern and pattern in checked:
+            if pattern in checked:
                 return _refuse(decision, "injection_pattern",
-                               f"Blocked pattern '{pattern}' detected in argument '{arg}'",
+                               f"Blocked pattern '{pattern}' detected in argument '{clip(arg)}'",
                                "no shell runs the command, so shell syntax has no effect; pass each "
                                "argument separately, or put patterns/format strings in a flag the "
                                "policy marks as data")
@@ -149,20 +161,21 @@ def _check_policy(decision: Decision, cmd: str, classified: Classified, cfg: Loa
     assert policy is not None
     for violation in classified.violations:
         return _refuse(decision, "arg_not_allowed",
-                       f"Argument '{violation.arg}' is not allowed for command '{cmd}': {violation.detail}",
+                       f"Argument '{clip(violation.arg)}' is not allowed for command '{cmd}': "
+                       f"{clip(violation.detail)}",
                        violation.hint)
     restriction = cfg.settings.guard.command_arg_restrictions.get(cmd)
     if restriction:
         for tok in classified.tokens.flags:
             if tok.name in restriction.blocked_flags:
                 return _refuse(decision, "arg_not_allowed",
-                               f"Argument '{tok.text}' is not allowed for command '{cmd}'",
+                               f"Argument '{clip(tok.text)}' is not allowed for command '{cmd}'",
                                f"blocked by guard.command_arg_restrictions.{cmd}")
     for value in classified.values:
         problem = _network_problem(value, cfg) if value.kind in ("url", "host", "dns") else None
         if problem:
             return _refuse(decision, "arg_not_allowed",
-                           f"Argument '{value.arg}' is not allowed for command '{cmd}': {problem}")
+                           f"Argument '{clip(value.arg)}' is not allowed for command '{cmd}': {clip(problem)}")
     return None
 
 
@@ -199,6 +212,7 @@ class Setup:
 
     def __init__(self, cfg: LoadedConfig) -> None:
         self.cfg = cfg
+        self.arg_budget = ArgBudget.from_config(cfg)
         self._base = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
         self._limits: dict[str, dict[str, Any]] = {}
 
@@ -229,6 +243,10 @@ def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig, setup: 
     decision = Decision(allowed=False, profile=cfg.profile.name)
     if not isinstance(cmd, str) or not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
         return _refuse(decision, "arg_not_allowed", "Command must be a string and arguments a list of strings")
+    setup = setup if setup is not None and setup.cfg is cfg else Setup(cfg)
+    too_big = size_problem(cmd, args, setup.arg_budget)
+    if too_big is not None:
+        return _refuse(decision, "arg_not_allowed", *too_big)
     try:
         return _check(decision, cmd, list(args), cwd, cfg, setup)
     except Exception as exc:  # noqa: BLE001 - a guard bug must refuse, never run the command
@@ -238,7 +256,7 @@ def check(cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig, setup: 
 
 
 def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: LoadedConfig,
-           setup: Setup | None) -> Decision:
+           setup: Setup) -> Decision:
     refused = _allowlist(cmd, cfg)
     if refused:
         return _refuse(decision, "command_not_allowed", *refused)
@@ -248,7 +266,7 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     try:
         decision.cwd = _resolve_cwd(cwd, cfg)
     except (ValueError, OSError) as exc:
-        return _refuse(decision, "path_not_allowed", f"Working directory '{cwd}' is not valid: {exc}")
+        return _refuse(decision, "path_not_allowed", f"Working directory '{clip(str(cwd))}' is not valid: {exc}")
     classified = classify(args, policy)
     decision.tokens = classified.tokens
     decision.subcommand = classified.subcommand
@@ -258,6 +276,6 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
         return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
-    _sandbox(decision, cmd, policy, setup if setup is not None and setup.cfg is cfg else Setup(cfg))
+    _sandbox(decision, cmd, policy, setup)
     decision.allowed = True
     return decision

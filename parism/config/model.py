@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FlagKindName = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
 PositionalKind = Literal["path", "any", "none", "url", "data", "host", "dns"]
+EndOfOptions = Literal["getopt", "first_operand", "find", "literal", "none"]  # policy/tokenize.py
 NamespaceClass = Literal["isolated", "host_procs", "host_mounts", "host_net"]
 
 DEFAULT_BLOCK_PATTERNS: list[str] = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|"]
@@ -91,7 +92,7 @@ class CommandPolicy(Strict):
     single_dash_long: bool = False
     numeric_flag: bool = False
     plus_flags: bool = False
-    stop_at_positional: bool = False
+    end_of_options: EndOfOptions = "getopt"
     max_positionals: int | None = Field(default=None, ge=0)
     file_ref_flags: list[str] = Field(default_factory=list)
     denied_values: dict[str, list[str]] = Field(default_factory=dict)
@@ -125,6 +126,8 @@ class GuardSettings(Strict):
     default_page_size: int = Field(default=100, ge=0)
     max_page_size: int = Field(default=1000, ge=1)
     max_concurrency: int = Field(default=4, ge=1)
+    max_args: int = Field(default=32768, ge=1)  # arguments per call (policy/size.py)
+    max_arg_bytes: int = Field(default=0, ge=0)  # 0 = ARG_MAX less the child environment
     block_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_BLOCK_PATTERNS))
     command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=lambda: {
         cmd: ArgRestriction(blocked_flags=list(flags)) for cmd, flags in DEFAULT_ARG_RESTRICTIONS.items()})

@@ -113,6 +113,8 @@ RULES: dict[str, Check] = {
     "guard.default_page_size": _any,
     "guard.max_page_size": _decrease_min1,
     "guard.max_concurrency": _decrease_min1,
+    "guard.max_args": _decrease_min1,
+    "guard.max_arg_bytes": _decrease,
     "guard.block_patterns": _superset,
     "guard.command_arg_restrictions": _restrictions,
     "guard.command_policies": _never,

@@ -45,8 +45,11 @@ class Classified:
 
 
 def _spec(policy: CommandPolicy, flags: Mapping[str, str], stop: bool = False) -> FlagSpec:
+    """The tokenizer's view of a policy; ``stop``: the head before a subcommand word."""
     return FlagSpec(flags=flags, single_dash_long=policy.single_dash_long, numeric_flag=policy.numeric_flag,
-                    plus_flags=policy.plus_flags, stop_at_positional=stop or policy.stop_at_positional)
+                    plus_flags=policy.plus_flags, stop_at_positional=stop,
+                    end_of_options=policy.end_of_options,
+                    leading_flags=policy.leading_flags if policy.end_of_options == "find" else {})
 
 
 def _split_subcommand(args: list[str], policy: CommandPolicy, out: Classified) -> int:

@@ -17,7 +17,22 @@ Flag kinds (the value a flag takes):
 ``count``   attached, or the next argument only when it looks like ``N``, ``+N`` or ``all``
 ==========  ===================================================================================
 
-Rules: ``--`` ends the options; ``-`` is a positional; short bundles (``-sO``) are split per
+End of options (``FlagSpec.end_of_options``, declared per command policy and tested against the
+real programs in ``tests/security/test_end_of_options.py``):
+
+=================  ================================================================================
+``getopt``         ``--`` ends the options; options may follow operands (GNU getopt's permutation,
+                   cobra, clap, nopt)
+``first_operand``  the first operand ends the options, and so does ``--`` (POSIX getopt, Go's
+                   ``flag``; node/npx: the rest belongs to the script)
+``find``           only find's leading options (``-H -L -P -D opts -O level``) come before the
+                   paths and only they end at ``--``; the expression that follows has no end
+                   marker, so a later ``--`` is refused like find refuses it (unknown predicate)
+``literal``        ``--`` is an ordinary operand and the first operand ends the options (echo)
+``none``           the program has no ``--``: it is refused (ps, dig)
+=================  ================================================================================
+
+Rules: ``-`` is a positional; short bundles (``-sO``) are split per
 letter and the first letter that takes a value consumes the rest of the bundle (``-ofile``) or the
 next argument; ``-5`` is the numeric pseudo-flag ``-NUM`` when allowed; with
 ``single_dash_long`` (find, terraform) ``-name`` is one flag; with ``plus_flags`` (dig) ``+short``
@@ -31,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+EndOfOptions = Literal["getopt", "first_operand", "find", "literal", "none"]
 FlagKind = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
 VALUE_KINDS: frozenset[str] = frozenset({"value", "path", "data", "url", "number"})
 NUMERIC_FLAG = "-NUM"
@@ -100,14 +116,18 @@ class FlagSpec:
     numeric_flag: bool = False
     plus_flags: bool = False
     stop_at_positional: bool = False
+    end_of_options: EndOfOptions = "getopt"
+    leading_flags: Mapping[str, str] = field(default_factory=dict)  # find: before the paths
 
 
 def tokenize(args: Sequence[str], spec: FlagSpec, *, start: int = 0) -> Tokens:
     """Tokenise ``args`` against ``spec``; ``start`` offsets reported indexes (sub-argv)."""
     out = Tokens(args=list(args))
     flags = spec.flags
-    i = 0
+    rule = spec.end_of_options
     n = len(args)
+    i = _find_head(args, spec, out, start) if rule == "find" else 0
+    stop_at_positional = spec.stop_at_positional or rule in ("first_operand", "literal")
     only_positionals = False
 
     def take_value(name: str, kind: str, attached: str | None, idx: int) -> int:
@@ -148,9 +168,13 @@ def tokenize(args: Sequence[str], spec: FlagSpec, *, start: int = 0) -> Tokens:
             out.tokens.append(Token("positional", arg, start + i))
             i += 1
             continue
-        if arg == "--":
-            out.tokens.append(Token("separator", arg, start + i))
-            only_positionals = True
+        if arg == "--" and rule != "literal":
+            if rule in ("find", "none"):
+                out.errors.append(TokenError("unknown_flag", arg, start + i, arg))
+                out.tokens.append(Token("flag", arg, start + i, arg, None, None))
+            else:
+                out.tokens.append(Token("separator", arg, start + i))
+                only_positionals = True
             i += 1
             continue
         if spec.plus_flags and arg.startswith("+") and len(arg) > 1:
@@ -163,9 +187,9 @@ def tokenize(args: Sequence[str], spec: FlagSpec, *, start: int = 0) -> Tokens:
                 i += take_value(name, kind, val if "=" in arg else None, i)
             i += 1
             continue
-        if arg == "-" or not arg.startswith("-"):
+        if arg == "-" or not arg.startswith("-") or (arg == "--" and rule == "literal"):
             out.tokens.append(Token("positional", arg, start + i))
-            if spec.stop_at_positional:
+            if stop_at_positional:
                 only_positionals = True
             i += 1
             continue
@@ -205,6 +229,49 @@ def tokenize(args: Sequence[str], spec: FlagSpec, *, start: int = 0) -> Tokens:
             break
         i += 1 + consumed
     return out
+
+
+def _find_head(args: Sequence[str], spec: FlagSpec, out: Tokens, start: int) -> int:
+    """find's leading options and its paths; return where the expression starts.
+
+    find reads ``-H -L -P -D opts -Olevel`` one per argument (no bundles) until the first other
+    word; ``--`` ends them.  Then every word is a path up to the first that starts with ``-`` or
+    is ``(`` / ``!`` — the expression, in which ``--`` is an unknown predicate (GNU findutils
+    4.9, ``find -- . -exec`` runs the command: the ``--`` did not end the expression)."""
+    leading = spec.leading_flags
+    i, n = 0, len(args)
+    while i < n:
+        arg = args[i]
+        if arg == "--":
+            out.tokens.append(Token("separator", arg, start + i))
+            i += 1
+            break
+        name = arg[:2] if arg.startswith("-O") else arg
+        if not (arg[:1] == "-" and len(arg) > 1 and (name in _FIND_LEADING)):
+            break
+        kind = leading.get(name)
+        if kind is None:
+            out.errors.append(TokenError("unknown_flag", arg, start + i, name))
+            out.tokens.append(Token("flag", arg, start + i, name, None, None))
+        elif name == "-O":
+            out.tokens.append(Token("flag", arg, start + i, name, arg[2:], kind))
+        elif name == "-D":
+            if i + 1 >= n:
+                out.errors.append(TokenError("missing_value", arg, start + i, name))
+                out.tokens.append(Token("flag", arg, start + i, name, None, kind))
+            else:
+                out.tokens.append(Token("flag", arg, start + i, name, args[i + 1], kind, start + i + 1))
+                i += 1
+        else:
+            out.tokens.append(Token("flag", arg, start + i, name, None, "bool"))
+        i += 1
+    while i < n and not (args[i].startswith("-") and len(args[i]) > 1) and args[i] not in ("(", "!"):
+        out.tokens.append(Token("positional", args[i], start + i))
+        i += 1
+    return i
+
+
+_FIND_LEADING = frozenset({"-H", "-L", "-P", "-D", "-O"})
 
 
 def _is_bundle(arg: str, flags: Mapping[str, str]) -> bool:
