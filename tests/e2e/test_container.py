@@ -368,6 +368,25 @@ def test_stdin_close_ends_the_container_within_two_seconds(image: str, label: st
     assert took <= 2.0, f"the container took {took:.2f}s to end after stdin closed"
 
 
+async def test_workspace_owners_are_the_true_ones(image: str, label: str, workspace: Path) -> None:
+    """Files owned by root, by the image's user and by a uid the image does not know: ``ls -la``
+    inside the sandbox must name the true owners (the host's ``os.lstat``, the image's passwd)."""
+    owners = {"by-root.txt": 0, "by-parism.txt": 10001, "by-4242.txt": 4242}
+    for name, uid in owners.items():
+        (workspace / name).write_text(name)
+        (workspace / name).chmod(0o644)
+        os.chown(workspace / name, uid, uid)
+    names = {0: "root", 10001: "parism", 4242: "4242"}  # the image's /etc/passwd and /etc/group
+    async with session(hardened_args(image, label, workspace)) as (s, _):
+        env = envelope(await s.call_tool("run", {"cmd": "ls", "args": ["-la"]}))
+    entries = {e["name"]: e for e in env["stdout"]["parsed"]["entries"]}
+    for name, uid in owners.items():
+        st = os.lstat(workspace / name)
+        assert (st.st_uid, st.st_gid) == (uid, uid)
+        assert entries[name]["owner"] == names[uid], (name, entries[name])
+        assert entries[name]["group"] == names[uid], (name, entries[name])
+
+
 #: Every command the 338 MB image of the previous release held that a profile names, plus the
 #: appliance's own tools (listed by ``command -v`` in that image). The lean image must keep all.
 IMAGE_COMMANDS = ("apt cat curl date df dig dir du echo env find free git grep head hostname id kill ls "
