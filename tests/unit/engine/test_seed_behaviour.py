@@ -66,7 +66,7 @@ def test_a_refused_10_mb_command_comes_back_bounded(engine: object) -> None:
     huge = "x" * 10_000_000
     env = engine.run(huge, ["a" * 5_000_000])  # type: ignore[attr-defined]
     wire = env.to_json()
-    assert env.failure.reason == "command_not_allowed"
+    assert env.failure.reason == "arg_not_allowed"  # oversize is refused before the allowlist (issue 9)
     assert len(wire) < 8_000  # was 8 echoes of the 10 MB name
     assert env.cmd.startswith("x" * 256) and env.cmd.endswith(f"…[+{10_000_000 - 256} chars]")
     assert env.args == ["a" * 256 + f"…[+{5_000_000 - 256} chars]"]
