@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import unicodedata
 
-LANGUAGES = ("C", "de", "fr")
-
 # glibc LC_TIME abmon, in month order
 ABMON: dict[str, tuple[str, ...]] = {
     "C": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
@@ -35,18 +33,11 @@ _MONTHS: dict[str, dict[str, int]] = {
 }
 
 
-def month(name: str, lang: str | None = None) -> int | None:
-    """1–12 for a month abbreviation of ``lang`` (any known language when None), else None."""
+def month(name: str) -> int | None:
+    """1–12 for a month abbreviation of any language read here (``Dez``, ``déc.``), else None.
+    The tables do not contradict each other (``mai`` is May in both German and French)."""
     key = _key(name)
-    if lang is not None:
-        return _MONTHS.get(lang, {}).get(key)
     for table in _MONTHS.values():
         if key in table:
             return table[key]
     return None
-
-
-def month_language(name: str) -> str | None:
-    """The language whose abbreviation this is (``C`` first: ``Jan`` is English and German)."""
-    key = _key(name)
-    return next((lang for lang, table in _MONTHS.items() if key in table), None)

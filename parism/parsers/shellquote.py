@@ -27,6 +27,14 @@ _ESCAPES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "a": 0x07, "b": 0x08, "f": 0x0C, "v
 _ANSI_IN_DQ = re.compile(r"'\$'((?:\\(?:[0-7]{1,3}|x[0-9A-Fa-f]{1,2}|.))+)(?:''|$)")
 
 
+def read_octal(text: str, i: int) -> tuple[int, int]:
+    """The byte of the one to three octal digits at ``text[i]`` (``\\303``), and the index after them."""
+    j = i
+    while j < len(text) and j < i + 3 and text[j] in "01234567":
+        j += 1
+    return int(text[i:j], 8) & 0xFF, j
+
+
 def _ansi_c(text: str, i: int, out: bytearray) -> int | None:
     """Decode ``$'…'`` starting after ``$'`` at ``i``; return the index after the closing quote."""
     n = len(text)
@@ -42,11 +50,8 @@ def _ansi_c(text: str, i: int, out: bytearray) -> int | None:
             return None
         nxt = text[i + 1]
         if nxt in "01234567":
-            j = i + 1
-            while j < n and j < i + 4 and text[j] in "01234567":
-                j += 1
-            out.append(int(text[i + 1:j], 8) & 0xFF)
-            i = j
+            byte, i = read_octal(text, i + 1)
+            out.append(byte)
         elif nxt == "x" and i + 2 < n and text[i + 2] in "0123456789abcdefABCDEF":
             j = i + 2
             while j < n and j < i + 4 and text[j] in "0123456789abcdefABCDEF":

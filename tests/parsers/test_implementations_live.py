@@ -20,6 +20,7 @@ import pytest
 
 from parism.parsers import registry
 from tests.parsers.fs.hostile import CHILD_ENV, build
+from tests.parsers.fs.lstat_check import check_ls_row
 
 UUTILS = "/usr/lib/cargo/bin/coreutils"  # rust-coreutils: one program per command, GNU names
 BUSYBOX = shutil.which("busybox")
@@ -50,17 +51,6 @@ def parsed(cmd: str, args: list[str], text: str) -> dict[str, Any]:
     return out.parsed
 
 
-def _check_row(row: dict[str, Any], path: Path) -> None:
-    st = os.lstat(path)
-    where = repr(row["name"])
-    assert row["mode"] == stat.filemode(st.st_mode), where
-    assert row["links"] == st.st_nlink, where
-    if "size_bytes" in row:
-        assert row["size_bytes"] == st.st_size, where
-    if stat.S_ISLNK(st.st_mode):
-        assert row["target"] == os.readlink(path), where
-
-
 # -- uutils: shell quoting in ls and wc ------------------------------------------------------
 
 
@@ -74,7 +64,7 @@ def test_uutils_ls_long_names_are_unquoted(root: Path, args: list[str]) -> None:
     want = sorted(os.listdir(root) + ([".", ".."] if "-la" in args else []))
     assert sorted(r["name"] for r in top) == want
     for row in top:
-        _check_row(row, root / row["name"])
+        check_ls_row(row, root / row["name"], dates=False)
     assert any(w.startswith("shell_quoted_names") for w in res["warnings"])
     assert not any("newlines" in w for w in res["warnings"])
 
@@ -140,7 +130,7 @@ def test_busybox_ls_la_matches_lstat(root: Path) -> None:
     res = parsed("ls", ["-la"], run([BUSYBOX, "ls", "-la"], root))
     for row in res["entries"]:
         if "\n" not in row["name"] and "?" not in row["name"]:  # busybox prints control chars as '?'
-            _check_row(row, root / row["name"])
+            check_ls_row(row, root / row["name"], dates=False)
 
 
 @needs_busybox
@@ -201,4 +191,4 @@ def test_toybox_ls_l_matches_lstat(root: Path) -> None:
     names = {r["name"] for r in res["entries"]}
     assert names == set(os.listdir(root))
     for row in res["entries"]:
-        _check_row(row, root / row["name"])
+        check_ls_row(row, root / row["name"], dates=False)

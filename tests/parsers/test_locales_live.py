@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import gettext
-import grp
 import math
 import os
-import pwd
 import shutil
 import stat
 import subprocess
@@ -26,6 +24,7 @@ import pytest
 from parism.parsers import l10n, registry
 from parism.parsers.fs import _stat_labels, df
 from tests.parsers.fs.hostile import OLD_MTIME, build
+from tests.parsers.fs.lstat_check import check_ls_row
 
 LANGS = {"de": "de_DE", "fr": "fr_FR"}
 pytestmark = pytest.mark.skipif(
@@ -93,26 +92,6 @@ def test_translation_tables_are_coreutils(lang: str) -> None:
 # -- ls -l / -lah ------------------------------------------------------------------------------
 
 
-def _check_row(row: dict[str, Any], path: Path, human: bool) -> None:
-    st = os.lstat(path)
-    where = repr(row["name"])
-    assert row["mode"] == stat.filemode(st.st_mode), where
-    assert row["links"] == st.st_nlink, where
-    assert row["owner"] == pwd.getpwuid(st.st_uid).pw_name, where
-    assert row["group"] == grp.getgrgid(st.st_gid).gr_name, where
-    if not human or "size_bytes" in row:
-        assert row["size_bytes"] == st.st_size, where
-    else:  # "4,0K": rounded up by ls, a decimal comma
-        assert st.st_size <= row["size_bytes_approx"] <= st.st_size * 1.1 + 1, (where, row["size"])
-    mtime = dt.datetime.fromtimestamp(st.st_mtime, dt.timezone.utc)
-    if "T" in row["modified_at"]:
-        assert row["modified_at"][:16] == mtime.strftime("%Y-%m-%dT%H:%M"), where
-    else:
-        assert row["modified_at"] == mtime.strftime("%Y-%m-%d"), where
-    if stat.S_ISLNK(st.st_mode):
-        assert row["target"] == os.readlink(path), where
-
-
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("args", [["-l"], ["-la"], ["-lah"]])
 def test_ls_long(lang: str, args: list[str], locpath: Path, root: Path) -> None:
@@ -122,7 +101,7 @@ def test_ls_long(lang: str, args: list[str], locpath: Path, root: Path) -> None:
     listed = os.listdir(root) + ([".", ".."] if "-la" in args[0] else [])
     assert sorted(r["name"] for r in res["entries"]) == sorted(listed)
     for row in res["entries"]:
-        _check_row(row, root / row["name"], "h" in args[0])
+        check_ls_row(row, root / row["name"])
     assert any(r["name"] == "old" and r["modified_at"] == "1971-01-01" for r in res["entries"])
     if "h" not in args[0]:  # the total: 1 KiB units of the listed entries' blocks
         blocks = sum(os.lstat(root / n).st_blocks for n in listed)

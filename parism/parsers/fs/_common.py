@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from parism.parsers.shellquote import read_octal
+
 TYPE_CHARS: dict[str, str] = {"-": "file", "d": "directory", "l": "symlink"}
 FILE_KINDS: dict[str, str] = {
     "-": "regular", "d": "directory", "l": "symlink", "c": "char_device", "b": "block_device",
@@ -86,11 +88,8 @@ def unescape_c(text: str) -> str:
             continue
         nxt = text[i + 1]
         if nxt in "01234567":
-            j = i + 1
-            while j < n and j < i + 4 and text[j] in "01234567":
-                j += 1
-            out.append(int(text[i + 1:j], 8) & 0xFF)
-            i = j
+            byte, i = read_octal(text, i + 1)
+            out.append(byte)
         elif nxt in _ESC:
             out += _ESC[nxt].encode()
             i += 2
