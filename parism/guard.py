@@ -26,7 +26,9 @@ from parism.config.model import CommandPolicy
 from parism.egress.policy import destinations
 from parism.envelope import Failure
 from parism.paths import Roots, is_system_ancestor, looks_like_path
-from parism.policy.gitrepo import Repo, find_repo
+from parism.childenv import build_child_env
+from parism.policy.gitdirs import MAX_DIRS, git_dirs_below
+from parism.policy.gitrepo import Repo, RepoProblem, Runner, direct_runner, read_repo
 from parism.policy.network import host_problem, url_problem
 from parism.policy.rewrite import exec_args
 from parism.policy.rules import Classified, Value, classify
@@ -51,6 +53,9 @@ class Decision:
     sandbox: dict[str, Any] = field(default_factory=dict)
     profile: str = ""
     subcommand: str | None = None
+    # build (writable project): every .git under the cwd, bound read-only (policy/gitdirs.py);
+    # None: not computed (read-only project)
+    git_dirs: tuple[str, ...] | None = None
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -90,8 +95,7 @@ def _path_values(classified: Classified, cwd: str) -> list[Value]:
             if v.kind in PATH_KINDS or (v.kind in CHECKED_IF_PATHLIKE and looks_like_path(v.text, cwd))]
 
 
-def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
-                 repo: Repo | None) -> Decision | None:
+def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) -> Decision | None:
     cwd = decision.cwd
     if not os.path.isdir(cwd):
         return _refuse(decision, "path_not_allowed", f"Working directory '{clip(cwd)}' does not exist")
@@ -114,13 +118,30 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
             return _refuse(decision, "path_not_allowed",
                            f"Path argument '{clip(value.arg)}' resolves outside allowed paths. "
                            f"Allowed: {', '.join(allowed)}")
-    if repo is not None:
-        for where in (repo.work_dir, repo.git_dir):
-            if not roots.contains(where, "/"):
-                return _refuse(decision, "path_not_allowed",
-                               f"Repository '{where}' used by git is outside allowed paths. "
-                               f"Allowed: {', '.join(allowed)}",
-                               "run git from a repository inside the allowed paths")
+    return None
+
+
+def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: LoadedConfig) -> Decision | None:
+    """The repository git will use (and every submodule it enters) lies inside the allowed
+    paths, and everything its configuration names can be switched off."""
+    if isinstance(repo, RepoProblem):
+        return _refuse(decision, "arg_not_allowed", f"git may not run here: {repo.message}",
+                       "inspect this repository's configuration with cat .git/config")
+    allowed = cfg.settings.guard.allowed_paths
+    if repo is None or not allowed:
+        return None
+    roots = Roots(allowed, known={decision.cwd: decision.cwd})
+    for where in (repo.git_dir, *repo.repos):
+        if not roots.contains(where, "/"):
+            return _refuse(decision, "path_not_allowed",
+                           f"Repository '{clip(where)}' used by git is outside allowed paths. "
+                           f"Allowed: {', '.join(allowed)}",
+                           "run git from a repository inside the allowed paths")
+    for origin in sorted(repo.origins):  # an include may name any file; git read it for us
+        if not roots.contains(origin, "/"):
+            return _refuse(decision, "path_not_allowed",
+                           f"git's configuration includes '{clip(origin)}', outside allowed paths. "
+                           f"Allowed: {', '.join(allowed)}")
     return None
 
 
@@ -191,15 +212,17 @@ def _network_problem(value: Value, cfg: LoadedConfig) -> str | None:
     return None
 
 
-def _git_repo(cwd: str, classified: Classified) -> Repo | None:
-    """The repository git will use: the cwd (already a realpath), moved by each ``-C``."""
-    moves = classified.tokens.values("-C")
-    if not moves:
-        return find_repo(cwd)
+# Subcommands that run a child git in every populated submodule (its own configuration).
+ENTERS_SUBMODULES = frozenset({"status", "diff"})
+
+
+def _git_repo(cwd: str, classified: Classified, run: Runner) -> Repo | RepoProblem | None:
+    """The repository git will use — the cwd (already a realpath) moved by each ``-C`` — in
+    git's own reading (``policy/gitrepo.py``)."""
     where = cwd
-    for moved in moves:
+    for moved in classified.tokens.values("-C"):
         where = os.path.join(where, os.path.expanduser(moved))
-    return find_repo(os.path.realpath(where))
+    return read_repo(os.path.realpath(where), run, enter_submodules=classified.subcommand in ENTERS_SUBMODULES)
 
 
 class Setup:
@@ -210,9 +233,12 @@ class Setup:
     ``Setup`` and passes it to every ``check``; without one, ``check`` builds it for that call.
     Nothing that depends on the file system is kept here: paths are resolved on every call."""
 
-    def __init__(self, cfg: LoadedConfig) -> None:
+    def __init__(self, cfg: LoadedConfig, git_runner: Runner | None = None) -> None:
         self.cfg = cfg
-        self.arg_budget = ArgBudget.from_config(cfg)
+        child_env = build_child_env(cfg, os.environ).env
+        self.arg_budget = ArgBudget.from_config(cfg, child_env)
+        # how the guard asks git about a repository (the sandbox may supply its own runner)
+        self.git_runner = git_runner or direct_runner(child_env)
         self._base = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
         self._limits: dict[str, dict[str, Any]] = {}
 
@@ -270,12 +296,23 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     classified = classify(args, policy)
     decision.tokens = classified.tokens
     decision.subcommand = classified.subcommand
-    repo = _git_repo(decision.cwd, classified) if cmd == "git" else None
-    if (_check_paths(decision, classified, cfg, repo) or _check_injection(decision, classified, args, cfg)
+    if (_check_paths(decision, classified, cfg) or _check_injection(decision, classified, args, cfg)
             or _check_policy(decision, cmd, classified, cfg)):
         return decision
+    repo = _git_repo(decision.cwd, classified, setup.git_runner) if cmd == "git" else None
+    if _check_repo(decision, repo, cfg):
+        return decision
+    assert not isinstance(repo, RepoProblem)
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
     _sandbox(decision, cmd, policy, setup)
+    if decision.sandbox.get("writable_project"):
+        decision.git_dirs = git_dirs_below(decision.cwd)
+        if decision.git_dirs is None:
+            decision.exec_args = []
+            return _refuse(decision, "path_not_allowed",
+                           f"Working directory '{clip(decision.cwd)}' holds more than {MAX_DIRS} directories: "
+                           "not every .git below it can be kept read-only",
+                           "run from a smaller directory of the project")
     decision.allowed = True
     return decision

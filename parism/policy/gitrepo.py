@@ -1,113 +1,278 @@
-"""What a repository's own configuration would make git do, read without running git.
+"""What a repository's own configuration would make git do — in git's own reading.
 
-The guard decides before any process exists, so it reads ``.git/config`` (and every file that
-config includes, whatever the ``includeIf`` condition, plus submodule configs) as text.  Two
-facts matter: the clean/smudge filter drivers it declares (their names are free, so they must be
-found to be disabled) and whether it moves the work tree (``core.worktree = /`` would let
-``git diff`` print files from anywhere).
+A repository an agent inspects is attacker-controlled, and its configuration names programs
+(clean/smudge filters, textconv and external diff drivers, merge drivers, pagers, editors, ssh
+commands, aliases).  A hand-made reading of git's config format keeps missing cases (``[filter
+"e\\vil"]`` is ``evil``; ``include.path = x ; comment``; conditional includes; worktrees), so
+git itself is asked, without running anything: ``git config --list --show-origin --show-scope
+-z`` prints every effective entry after git has followed its includes and conditions.  Every
+repository git will enter is asked too: a ``status`` or ``diff`` runs a child git in each
+populated submodule — embedded repositories included (a gitlink in the index whose directory
+holds its own ``.git``) — and the child reads its own configuration.  The ``-c`` settings of
+the command line reach those children (``GIT_CONFIG_PARAMETERS`` survives git's submodule
+environment), so the union of what every repository declares is neutralised once.
+
+Reading runs ``git config``, ``git rev-parse`` and ``git ls-files --stage``: none of them runs a
+filter, hook, pager or fsmonitor (the forced ``-c`` settings are given to them too), and each
+runs bounded in time and output through the executor.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
-_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
-_MAX_CONFIG_BYTES = 1 << 20
-_MAX_FILES = 64
+from parism.executor import ExecSpec, execute
+from parism.policy.gitdirs import gitdir_target
+
+# What git is always told (the reading runs under them too; rewrite.py puts them on every call).
+GIT_FORCED_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("core.pager", "cat"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.sshCommand", "false"),
+    ("core.editor", "false"),
+    ("core.askPass", "false"),
+    ("sequence.editor", "false"),
+    ("credential.helper", ""),
+    ("log.showSignature", "false"),
+    ("diff.external", ""),
+    ("gpg.program", "false"),
+    ("gpg.openpgp.program", "false"),
+    ("gpg.ssh.program", "false"),
+    ("gpg.x509.program", "false"),
+    ("blame.ignoreRevsFile", ""),
+    ("protocol.allow", "never"),
+    ("status.submoduleSummary", "false"),
+    ("diff.submodule", "short"),
+    ("submodule.recurse", "false"),
+    ("safe.directory", "*"),
+)
+
+# <section>.<free name>.<key> entries that name a program → the value that disables it.
+# textconv becomes ``cat`` rather than empty: ``status -v`` has no --no-textconv and an empty
+# textconv is an error ("cannot run"), ``cat`` shows the blob as it is.
+DRIVER_VALUES: dict[tuple[str, str], str] = {
+    ("filter", "clean"): "",
+    ("filter", "smudge"): "",
+    ("filter", "process"): "",
+    ("filter", "required"): "false",
+    ("diff", "textconv"): "cat",
+    ("diff", "command"): "",
+    ("merge", "driver"): "false",
+    ("difftool", "cmd"): "false",
+    ("mergetool", "cmd"): "false",
+    ("credential", "helper"): "",
+    ("remote", "uploadpack"): "false",
+    ("remote", "receivepack"): "false",
+    ("remote", "vcs"): "false",
+    ("browser", "cmd"): "false",
+    ("man", "cmd"): "false",
+}
+# A filter named once gets all four keys (a process filter named only by .process still needs
+# .clean/.smudge cleared: the order git consults them in is the driver's business).
+FILTER_KEYS = ("clean", "smudge", "process", "required")
+# Two-part keys whose name is free and whose value is a program: alias.<x>, pager.<cmd>.
+FREE_TWO_PART: dict[str, str] = {"alias": "", "pager": "false"}
+# core.* and other fixed keys that run something, beyond the forced ones (overridden when seen).
+PROGRAM_KEYS: dict[str, str] = {
+    "core.gitproxy": "", "core.alternaterefscommand": "", "uploadpack.packobjectshook": "",
+    "interactive.difffilter": "", "gpg.ssh.defaultkeycommand": "false", "web.browser": "false",
+}
+MAX_REPOS = 32  # repositories read per call (top + submodules, nested included)
+MAX_OVERRIDES = 512  # -c settings one call may need
+_READ_TIMEOUT_S = 5.0
+_READ_CAP = 4 * 1024 * 1024  # bytes of config listing / index listing read per repository
+GITLINK = "160000"
 
 
 @dataclass
 class Repo:
+    """The repository git will use and what must be said to it on the command line."""
+
     work_dir: str  # the directory holding .git (the default work tree)
-    git_dir: str  # the repository data (.git, or where a gitdir: file points)
-    filters: list[str] = field(default_factory=list)
-    moves_worktree: bool = False
+    git_dir: str  # git's own answer (rev-parse --absolute-git-dir)
+    overrides: list[tuple[str, str]] = field(default_factory=list)  # (key, value) for -c
+    moves_worktree: bool = False  # core.worktree set: --work-tree=<work_dir> is forced
+    repos: list[str] = field(default_factory=list)  # every repository read, top first
+    origins: set[str] = field(default_factory=set)  # every config file git read (absolute)
 
 
-def _git_dir_of(path: str) -> str | None:
-    candidate = os.path.join(path, ".git")
-    if os.path.isdir(candidate):
-        return candidate
-    if not os.path.isfile(candidate):
-        return None
-    try:
-        with open(candidate, encoding="utf-8", errors="replace") as fh:
-            line = fh.read(4096).strip()
-    except OSError:
-        return None
-    if not line.startswith("gitdir:"):
-        return None
-    return os.path.normpath(os.path.join(path, line[7:].strip()))
+@dataclass(frozen=True)
+class RepoProblem:
+    """Why git may not run here (refused ``arg_not_allowed``)."""
+
+    message: str
 
 
-def _config_files(git_dir: str) -> list[str]:
-    files = [os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
-    common = os.path.join(git_dir, "commondir")
-    if os.path.isfile(common):
-        try:
-            with open(common, encoding="utf-8", errors="replace") as fh:
-                files.append(os.path.join(os.path.normpath(os.path.join(git_dir, fh.read().strip())), "config"))
-        except OSError:
-            pass
-    modules = os.path.join(git_dir, "modules")
-    if os.path.isdir(modules):
-        for root, _dirs, names in os.walk(modules):
-            if "config" in names:
-                files.append(os.path.join(root, "config"))
-    return files
+Runner = Callable[[list[str], str], bytes | None]  # (git args, cwd) → stdout, None on failure
 
 
-def _read(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(_MAX_CONFIG_BYTES)
-    except OSError:
-        return None
+def config_flags(settings: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+    """``-c key=value`` for each setting (git splits at the first ``=``: keys never hold one)."""
+    return [f for key, value in settings for f in ("-c", f"{key}={value}")]
 
 
-def _scan(repo: Repo) -> None:
-    pending = _config_files(repo.git_dir)
-    seen: set[str] = set()
-    while pending and len(seen) < _MAX_FILES:
-        listed = pending.pop()
-        if not os.path.isfile(listed):  # the same answer as for its realpath, one stat instead
-            continue  # of a realpath walk (config.worktree and most candidates do not exist)
-        path = os.path.realpath(listed)
-        if path in seen:
-            continue
-        seen.add(path)
-        text = _read(path)
-        section, sub = "", None
-        for line in (text or "").splitlines():
-            if m := _SECTION.match(line):
-                section, sub, line = m.group(1).lower(), m.group(2), m.group(3)
-                if sub is None and "." in section:  # legacy [filter.name]
-                    section, sub = section.split(".", 1)
-                if section == "filter" and sub is not None and sub not in repo.filters:
-                    repo.filters.append(sub)
-            key = _KEY.match(line)
-            if key is None:
+def direct_runner(env: Mapping[str, str]) -> Runner:
+    """Run ``git`` with the child environment, bounded (executor: own session, caps, timeout)."""
+    git = shutil.which("git", path=env.get("PATH"))
+
+    def run(args: list[str], cwd: str) -> bytes | None:
+        if git is None:
+            return None
+        argv = [git, "--no-pager", *config_flags(GIT_FORCED_SETTINGS), *args]
+        cap = execute(ExecSpec(argv=argv, cwd=cwd, env=dict(env), timeout_s=_READ_TIMEOUT_S,
+                               max_stdout=_READ_CAP, max_stderr=64 * 1024))
+        if cap.spawn_error or cap.timed_out or cap.output_limit or cap.exit_code != 0:
+            return None
+        return cap.stdout
+
+    return run
+
+
+LIST_ARGS = ["config", "--list", "--show-origin", "--show-scope", "-z"]
+INDEX_ARGS = ["ls-files", "--stage", "-z", "--full-name", "--", ":/"]  # the whole index, from any subdirectory
+_POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="parism-gitread")
+
+
+def _parallel(run: Runner, jobs: list[tuple[list[str], str]]) -> list[bytes | None]:
+    """Each (args, cwd) run at once; answers in order."""
+    if len(jobs) == 1:
+        return [run(*jobs[0])]
+    return list(_POOL.map(lambda job: run(*job), jobs))
+
+
+def _entries(listing: bytes) -> list[tuple[str, str, str, str | None]]:
+    """(scope, origin, key, value) from ``--show-scope --show-origin -z`` (value None: a bare
+    boolean key)."""
+    parts = listing.split(b"\0")
+    out = []
+    for i in range(0, len(parts) - 2, 3):
+        scope, origin, kv = (p.decode("utf-8", "surrogateescape") for p in parts[i:i + 3])
+        key, nl, value = kv.partition("\n")
+        out.append((scope, origin, key, value if nl else None))
+    return out
+
+
+def _split_key(key: str) -> tuple[str, str | None, str]:
+    """section, subsection (may hold dots), name — git lower-cases section and name only."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return section.lower(), (sub if dot else None), name.lower()
+
+
+def _neutralise(key: str, add: Callable[[str, str], None]) -> None:
+    section, sub, name = _split_key(key)
+    if sub is not None and section == "filter":  # any key names the filter: disarm all of it
+        for part in FILTER_KEYS:
+            add(f"filter.{sub}.{part}", DRIVER_VALUES[("filter", part)])
+    elif sub is not None and (section, name) in DRIVER_VALUES:
+        add(f"{section}.{sub}.{name}", DRIVER_VALUES[(section, name)])
+    elif sub is None and section in FREE_TWO_PART:
+        add(f"{section}.{name}", FREE_TWO_PART[section])
+    elif key.lower() in PROGRAM_KEYS:
+        add(key, PROGRAM_KEYS[key.lower()])
+
+
+class _Reader:
+    def __init__(self, run: Runner) -> None:
+        self.run = run
+        self.overrides: dict[str, str] = {}
+        self.problem: str | None = None
+        self.repos: list[str] = []
+        self.origins: set[str] = set()
+        self.moves_worktree = False
+
+    def add(self, key: str, value: str) -> None:
+        if "=" in key or "\n" in key:
+            # -c splits at the first '=': a driver named 'x=y' cannot be switched off there
+            self.problem = (f"the repository declares '{key}', a name git's command line cannot "
+                            "override (it holds '=' or a newline)")
+            return
+        self.overrides[key] = value
+
+    def config(self, listing: bytes | None, where: str, top: bool) -> bool:
+        if listing is None:
+            self.problem = f"git could not read the configuration of '{where}'"
+            return False
+        for scope, origin, key, _value in _entries(listing):
+            if scope == "command":
                 continue
-            name, value = key.group(1).lower(), (key.group(2) or "").strip('"')
-            if section == "core" and name == "worktree":
-                repo.moves_worktree = True
-            elif section in ("include", "includeif") and name == "path" and value:
-                pending.append(os.path.join(os.path.dirname(path), os.path.expanduser(value)))
+            if origin.startswith("file:"):  # relative to where git ran
+                self.origins.add(os.path.normpath(os.path.join(where, origin[5:])))
+            if key.lower() == "core.worktree":
+                if top:
+                    self.moves_worktree = True
+                else:
+                    self.problem = f"the submodule '{where}' moves its work tree (core.worktree)"
+            _neutralise(key, self.add)
+        return self.problem is None
+
+    def repository(self, where: str, work_dir: str, *, top: bool, enter: bool,
+                   first: list[bytes | None] | None = None) -> None:
+        """Read one repository (config and, with ``enter``, its index at once) and then every
+        populated gitlink of it, nested ones too.  ``first``: the top's answers, already read."""
+        answers = first if first is not None else _parallel(self.run, [(LIST_ARGS, where)] + (
+            [(INDEX_ARGS, where)] if enter else []))
+        if not self.config(answers[0], where, top) or not enter or answers[1] is None:
+            return  # no index (fresh repository): git enters nothing either
+        for entry in answers[1].split(b"\0"):
+            if not entry.startswith(GITLINK.encode()):
+                continue
+            sub = os.path.join(work_dir, entry.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
+            if not os.path.lexists(os.path.join(sub, ".git")):
+                continue  # not populated: git does not enter it
+            if len(self.repos) >= MAX_REPOS:
+                self.problem = f"more than {MAX_REPOS} repositories (submodules) would be entered"
+                return
+            self.repos.append(sub)
+            self.repository(sub, sub, top=False, enter=True)
+            if self.problem:
+                return
 
 
-def find_repo(start: str) -> Repo | None:
-    """The repository governing ``start`` (searching upwards), with its config scanned."""
+def _leads_to(dot_git: str, git_dir: str) -> bool:
+    """Whether this ``.git`` (a directory, or a ``gitdir:`` file) is the repository git chose."""
+    if os.path.isdir(dot_git):
+        return os.path.realpath(dot_git) == os.path.realpath(git_dir)
+    return gitdir_target(dot_git) == os.path.realpath(git_dir)
+
+
+def _holder(start: str, git_dir: str) -> str:
+    """The directory holding the ``.git`` that leads to ``git_dir`` (git's default work tree;
+    a ``.git`` git skipped — an empty directory, a stale file — is skipped here too).  A bare
+    repository has none: its own directory."""
     path = os.path.abspath(start)
     while True:
-        git_dir = _git_dir_of(path)
-        if git_dir is not None:
-            repo = Repo(work_dir=path, git_dir=git_dir)
-            _scan(repo)
-            return repo
+        if _leads_to(os.path.join(path, ".git"), git_dir):
+            return path
         parent = os.path.dirname(path)
         if parent == path:
-            return None
+            return git_dir
         path = parent
+
+
+def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | RepoProblem | None:
+    """The repository git uses from ``start`` and the ``-c`` settings that disarm it (None: not
+    in a repository — git finds nothing either).  ``enter_submodules``: the subcommand runs git
+    in submodules (status, diff), so theirs are read as well."""
+    # git starts in ~5-20 ms: the three questions about the top repository are asked at once
+    out, *first = _parallel(run, [(["rev-parse", "--absolute-git-dir"], start), (LIST_ARGS, start)]
+                            + ([(INDEX_ARGS, start)] if enter_submodules else []))
+    if out is None:
+        return None
+    git_dir = out.decode("utf-8", "surrogateescape").strip()
+    reader = _Reader(run)
+    work_dir = _holder(start, git_dir)
+    reader.repos.append(work_dir)
+    reader.repository(start, work_dir, top=True, enter=enter_submodules, first=first)
+    if reader.problem is not None:
+        return RepoProblem(reader.problem)
+    if len(reader.overrides) > MAX_OVERRIDES:
+        return RepoProblem(f"the repositories declare {len(reader.overrides)} programs to disable "
+                           f"(more than {MAX_OVERRIDES})")
+    return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
+                moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins)

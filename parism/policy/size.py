@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from parism.childenv import build_child_env
 from parism.clip import clip
 
 MAX_ARG_STRLEN = 131072  # include/uapi/linux/binfmts.h: 32 * PAGE_SIZE, the NUL included
@@ -46,10 +46,9 @@ class ArgBudget:
     configured_bytes: int  # guard.max_arg_bytes as configured (0 = the kernel's room)
 
     @classmethod
-    def from_config(cls, cfg: Any) -> ArgBudget:
-        """The budget of a configuration: the child environment is what ``execve`` gets too."""
+    def from_config(cls, cfg: Any, env: Mapping[str, str]) -> ArgBudget:
+        """The budget of a configuration; ``env`` is the child environment ``execve`` gets too."""
         guard = cfg.settings.guard
-        env = build_child_env(cfg, os.environ).env
         room = _arg_max() - sum(exec_cost(f"{k}={v}") for k, v in env.items()) - RESERVE
         configured = guard.max_arg_bytes
         return cls(max_args=guard.max_args, max_bytes=min(room, configured) if configured else room,

@@ -122,17 +122,19 @@ class Sandbox:
 
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
-              bwrap: str, python: str) -> Plan:
+              bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None) -> Plan:
         run_as = self.identity_for(cwd, features)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
         writable = bool(planning.setting(self.settings, "writable_project", False))
         git = os.path.join(cwd, ".git")
+        if git_dirs is None:  # no guard list (probe, direct callers): the cwd's own .git
+            git_dirs = (git,) if os.path.lexists(git) else ()
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
-            git_dir=git if writable and os.path.lexists(git) else None,
+            git_dirs=tuple(git_dirs) if writable else (),
             ro_paths=planning.safe_ro_paths(self.allowed_paths, cwd, run_as), binds=bind_paths,
             network=network or namespace == "host_net", namespace=namespace,
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
@@ -152,7 +154,7 @@ class Sandbox:
             namespace=getattr(decision, "namespace_class", None) or "isolated",
             binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
             env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
-            python=res.python or "",
+            python=res.python or "", git_dirs=getattr(decision, "git_dirs", None),
         )
 
     # -- public API --------------------------------------------------------------------------

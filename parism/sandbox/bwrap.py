@@ -114,11 +114,11 @@ def _system_root(plan: Plan) -> list[str]:
 
 
 def _workspace(plan: Plan) -> list[str]:
-    """The working directory; in build it is writable but its .git stays read-only as a whole
+    """The working directory; in build it is writable but every .git stays read-only as a whole
     (a mount point cannot be renamed, so ``mv .git`` fails too — notes §2.4)."""
     if not plan.writable:
         return ["--ro-bind", plan.cwd, plan.cwd]
     out = ["--bind", plan.cwd, plan.cwd]
-    if plan.git_dir:
-        out += ["--ro-bind", plan.git_dir, plan.git_dir]
+    for path in plan.git_dirs:  # nested and embedded repositories too (guard: Decision.git_dirs)
+        out += ["--ro-bind", path, path]
     return out

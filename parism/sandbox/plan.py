@@ -36,7 +36,7 @@ class Plan:
     python: str  # interpreter for the hand-over helper, under /usr
     cwd: str
     writable: bool  # build profile: the working directory is writable, its .git is not
-    git_dir: str | None  # <cwd>/.git when it exists at plan time (part of the pool key)
+    git_dirs: tuple[str, ...]  # build: every .git under the cwd, read-only (the guard's list)
     ro_paths: tuple[str, ...]  # guard.allowed_paths, read-only
     binds: tuple[str, ...]  # per-command extra read-only binds (kubeconfig, gh config…)
     network: bool
@@ -54,7 +54,7 @@ class Plan:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
         those inodes, so a directory deleted and recreated since must not be served."""
         out: list[tuple[int, int] | None] = []
-        for path in (self.cwd, self.git_dir, *self.ro_paths, *self.binds):
+        for path in (self.cwd, *self.git_dirs, *self.ro_paths, *self.binds):
             try:
                 st = os.stat(path) if path else None
                 out.append((st.st_dev, st.st_ino) if st else None)
