@@ -43,10 +43,27 @@ from parism.availability import availability
 from parism.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.describe import CallStats, describe_command, describe_host
-from parism.envelope import CacheInfo, DescribeResult, DryRunResult, Envelope, Failure, PageInfo
+from parism.envelope import (
+    CacheInfo,
+    CompareResult,
+    DescribeResult,
+    DryRunResult,
+    Envelope,
+    ExplainResult,
+    Failure,
+    PageInfo,
+)
 from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
 from parism.fsdiff import diff, snapshot
-from parism.options import OptionsError, PagedOptions, RunOptions, StrictOptions, build
+from parism.options import (
+    CompareOptions,
+    ExplainOptions,
+    OptionsError,
+    PagedOptions,
+    RunOptions,
+    StrictOptions,
+    build,
+)
 from parism.paging import PageCache, page_of
 from parism.parsers.osinfo import host_os
 from parism.pipeline import Finisher, Ran
@@ -54,6 +71,7 @@ from parism.redact import Redactor
 from parism.results import bounded, bounded_dry_run, no_process
 from parism.sandbox import Sandbox
 from parism.shape import FORMATS
+from parism.store.service import Results
 
 HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound
 PAGED_CAPTURE = 10 * 1024 * 1024  # run_paged keeps the whole output up to this (v1's buffer)
@@ -102,6 +120,8 @@ class Engine:
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
         self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
+        self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
+        self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
@@ -151,6 +171,18 @@ class Engine:
             return self._echo_masked(req, bad)
         return self._echo_masked(req, self.finisher.parse_saved(req, raw, os))
 
+    # -- the result tools (read-only: nothing is executed) --------------------------------
+
+    def explain_result(self, result_id: str, pointer: str) -> ExplainResult:
+        """Where the value at ``pointer`` (RFC 6901, into ``stdout.parsed``) of a retained
+        result came from in its masked raw text (contract §4.4)."""
+        return self.results.explain(result_id, pointer)
+
+    def compare_results(self, base_id: str, current_id: str, keys: list[str] | None = None,
+                        ignore_fields: list[str] | None = None, strict: bool = False) -> CompareResult:
+        """What changed between two retained results (contract §15)."""
+        return self.results.compare(base_id, current_id, keys, ignore_fields, strict)
+
     def close(self) -> None:
         """Release what the engine holds between calls (the sandbox's pre-started pool)."""
         self.sandbox.close()
@@ -189,6 +221,12 @@ class Engine:
     def _call_paged(self, opts: PagedOptions, cancel: CancelToken) -> Envelope:
         req = Request.of("run_paged", opts)
         return self._echo_masked(req, self._run_paged(req, opts.page, opts.page_size, cancel))
+
+    def _call_explain(self, opts: ExplainOptions, cancel: CancelToken) -> ExplainResult:
+        return self.explain_result(opts.result_id, opts.pointer)
+
+    def _call_compare(self, opts: CompareOptions, cancel: CancelToken) -> CompareResult:
+        return self.compare_results(opts.base_id, opts.current_id, opts.keys, opts.ignore_fields, opts.strict)
 
     def _options(self, model: type[O], tool: str, cmd: Any, args: Any, cwd: Any,
                  options: dict[str, Any]) -> O | Envelope:
@@ -377,7 +415,10 @@ def _probe_cwd(cfg: LoadedConfig) -> str:
 
 
 #: Options model → the engine method that serves it (``Engine.call``); the result tools add theirs.
-CALLS: dict[type[StrictOptions], str] = {RunOptions: "_call_run", PagedOptions: "_call_paged"}
+CALLS: dict[type[StrictOptions], str] = {
+    RunOptions: "_call_run", PagedOptions: "_call_paged",
+    ExplainOptions: "_call_explain", CompareOptions: "_call_compare",
+}
 
 
 async def _in_thread(fn: Callable[[CancelToken], T]) -> T:

@@ -259,3 +259,87 @@ class DescribeResult(WireModel):
     # telemetry.enabled: calls, blocked, failed, mean_ms, max_ms (per command, or of this one)
     stats: dict[str, Any] | None = None
     failure: Failure | None = None
+
+
+# -- the result tools: explain_result, compare_results (contract §4.4, §15) ------------------
+
+
+class SourceSpan(WireModel):
+    """``[start, end)`` UTF-8 byte offsets into the full masked stream; ``line`` is 1-based."""
+
+    source: Literal["stdout", "stderr"]
+    start: int
+    end: int
+    line: int | None = None
+    transform: str | None = None
+
+
+class ExplainResult(WireModel):
+    """``explain_result``: where one value of a retained result came from."""
+
+    ok: bool
+    result_id: str
+    pointer: str
+    value: Any = None
+    source_kind: Literal["verbatim", "derived", "none"] | None = None
+    source_spans: list[SourceSpan] | None = None
+    transform: str | None = None
+    age_ms: int | None = None
+    reason: str | None = None
+    message: str | None = None
+    warnings: list[str] | None = None
+
+
+class FieldChange(WireModel):
+    _always = frozenset({"before", "after"})
+    field: str
+    before: Any = None
+    after: Any = None
+
+
+class RowDiff(WireModel):
+    key: str
+    status: Literal["added", "removed", "changed"]
+    changes: list[FieldChange] = Field(default_factory=list)
+    base_pointer: str | None = None
+    current_pointer: str | None = None
+
+
+class CompareRefusals(WireModel):
+    comparable: bool
+    compatibility: Literal["same", "compatible", "unknown", "incompatible"]
+    reasons: list[str] = Field(default_factory=list)
+    ignored: list[str] = Field(default_factory=list)
+
+
+class ComparePartial(WireModel):
+    base_incomplete: bool
+    current_incomplete: bool
+    withheld_reasons: list[str] = Field(default_factory=list)
+
+
+class KeyConflict(WireModel):
+    key: str
+    count: int
+    side: Literal["base", "current"]
+
+
+class CompareResult(WireModel):
+    """``compare_results``: the semantic diff of two retained results, or why there is none."""
+
+    ok: bool
+    comparable: bool
+    base_id: str
+    current_id: str
+    refusals: CompareRefusals | None = None
+    refusal_reason: str | None = None
+    reason: str | None = None  # a store miss (``unknown_id`` …) of either side
+    message: str | None = None
+    domain: str | None = None
+    added: list[RowDiff] = Field(default_factory=list)
+    removed: list[RowDiff] = Field(default_factory=list)
+    changed: list[RowDiff] = Field(default_factory=list)
+    unchanged_count: int | None = None
+    ignored_fields: list[str] | None = None
+    partial: ComparePartial | None = None
+    key_conflicts: list[KeyConflict] | None = None

@@ -15,7 +15,6 @@ which of them apply. Rules kept in one place (docs/envelope.md):
 from __future__ import annotations
 
 import hashlib
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,6 +41,8 @@ from parism.redact.echo import Echo
 from parism.results import exec_failure, exit_code_of, informative_exit, no_process
 from parism.sandbox import network_hint
 from parism.shape import shape
+from parism.store.results import ResultStore
+from parism.store.service import SCHEMA_VERSION, option
 from parism.truth import Corrected, correct
 
 
@@ -125,6 +126,7 @@ class Finisher:
         self.policy_hash = hashlib.sha256(
             (cfg.settings.model_dump_json() + cfg.profile.model_dump_json()).encode()).hexdigest()[:16]
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
+        self.results: Any = None  # parism.store.service.Results, set by the engine
 
     # -- stage: redact ------------------------------------------------------------------
 
@@ -240,7 +242,10 @@ class Finisher:
         if ids is not None:  # between parse and shape: shaping sees the host's ids
             fixed = ids(parsed)
             parsed, id_warnings = fixed.parsed, fixed.warnings
-        shaped = shape(parsed, requested=req.format,
+        body.parsed = parsed  # what the result store keeps: the full value before shaping
+        # evidence needs pointers into plain JSON: no adaptive compact form (contract §6.4)
+        requested = req.format or ("json" if option(req, "evidence", "none") != "none" else None)
+        shaped = shape(parsed, requested=requested,
                        rows_key=outcome.parser.rows_key if outcome.parser else None,
                        max_items=self.cfg.settings.guard.max_items,
                        thresholds=self._thresholds)
@@ -262,8 +267,10 @@ class Finisher:
                                       total_ms=round(total, 2), raw_bytes=len(ran.stdout_text.encode("utf-8")))
         if ran.fallback_ran:
             env.regex_engine = self.redactor.report()
-        if ran.req.contract_version == "next":
+        if wants_review(ran.req):
             env.review = self._review(ran, body)
+            if self.results is not None:
+                self.results.keep(env, ran, body)
         return env
 
     def _review(self, ran: Ran, body: Body) -> Review:
@@ -276,8 +283,8 @@ class Finisher:
         cap = ran.cap
         sandbox = self.sandbox.review(ran.decision, ran.launcher)
         return Review(
-            result_id="r_" + secrets.token_hex(8), parser_id=parser.id if parser else None,
-            parser_version=parser.version if parser else None,
+            result_id=ResultStore.new_id(), parser_id=parser.id if parser else None,
+            parser_version=parser.version if parser else None, schema_version=SCHEMA_VERSION,
             content_hash=hashlib.sha256(ran.stdout_text.encode("utf-8")).hexdigest()[:16],
             source_complete=not (cap.stdout_truncated or cap.timed_out or cap.cancelled),
             parse_complete=parse_complete,  # type: ignore[arg-type]
@@ -302,6 +309,13 @@ class Finisher:
         return req.echo
 
 
+def wants_review(req: Any) -> bool:
+    """The review block (with the result id) answers ``contract_version: "next"`` and every run
+    that uses a result option: the follow-up tools need the id."""
+    return (req.contract_version == "next" or option(req, "retain", False)
+            or option(req, "evidence", "none") != "none")
+
+
 @dataclass
 class Body:
     stdout: OutputField
@@ -310,3 +324,4 @@ class Body:
     omissions: list[Omission] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     lossless: bool = True
+    parsed: Any = None  # the parsed value after host-side id correction, before shaping

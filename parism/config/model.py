@@ -215,6 +215,13 @@ class ServerSettings(Strict):
 
     # A line longer than this is answered -32600 with its id and never held in memory.
     max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=1024 * 1024 * 1024)
+class StoreSettings(Strict):
+    """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/store/``)."""
+
+    max_result_bytes: int = Field(default=2 * 1024 * 1024, ge=0)
+    max_total_bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    max_items: int = Field(default=16, ge=0)  # 0 = nothing is retained
+    ttl_ms: int = Field(default=60_000, ge=0)
 
 
 class Settings(Strict):
@@ -224,6 +231,7 @@ class Settings(Strict):
     parsers: ParsersSettings = Field(default_factory=ParsersSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
     trust_project_config: bool = False
 
 

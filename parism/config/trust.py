@@ -150,6 +150,10 @@ RULES: dict[str, Check] = {
     "sandbox.limits.core": _decrease_min1,
     "sandbox.limits.oom_score_adj": _increase,
     "server.max_request_bytes": _decrease,
+    "store.max_result_bytes": _decrease_min1,
+    "store.max_total_bytes": _decrease_min1,
+    "store.max_items": _decrease_min1,
+    "store.ttl_ms": _decrease_min1,
     "trust_project_config": _never,
 }
 
