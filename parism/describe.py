@@ -81,7 +81,19 @@ def parser_summary(parser: Parser, guard_flags: set[str] | None) -> dict[str, An
         out["rows_key"] = parser.rows_key
     if parser.row_fields:
         out["row_fields"] = _joined(parser.row_fields)
+    out["evidence"] = evidence_summary(parser)
     return {k: v for k, v in out.items() if v not in ("", None)}
+
+
+def evidence_summary(parser: Parser) -> str | None:
+    """Which forms of this command give ``evidence`` spans (``explain_result``): the parser
+    itself, or the subcommands whose parsers do."""
+    from parism.evidence import PROVIDERS
+
+    if parser.id in PROVIDERS:
+        return "rows fields"
+    subs = [k for k, sub in parser.subcommands.items() if k and sub.id in PROVIDERS]
+    return f"rows fields (subcommands: {_joined(subs)})" if subs else None
 
 
 def _guard_flags(cfg: Any, cmd: str) -> set[str] | None:
@@ -200,11 +212,16 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,
             "command_arg_restrictions": {k: v.blocked_flags for k, v in guard.command_arg_restrictions.items()},
         },
+        tools=list(TOOLS), result_store=cfg.settings.store.model_dump(),
         telemetry_enabled=cfg.settings.telemetry.enabled, stats=stats.all() if stats is not None else None,
         host_os=os_name, sandbox=sandbox,
         regex_engine=regex, env=env,
         config={"errors": errors, "warnings": list(cfg.warnings), "files": list(cfg.files)},
     )
+
+
+#: every MCP tool, in the order an agent uses them (the server registers the same names)
+TOOLS = ("describe", "dry_run", "run", "run_paged", "fetch_result", "explain_result", "compare_results")
 
 
 def fit(result: DescribeResult) -> DescribeResult:

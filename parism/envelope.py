@@ -244,6 +244,8 @@ class DescribeResult(WireModel):
     allowed_commands: list[str] | None = None
     available_parsers: list[str] | None = None
     guard_summary: dict[str, Any] | None = None
+    tools: list[str] | None = None
+    result_store: dict[str, int] | None = None
     telemetry_enabled: bool | None = None
     host_os: str | None = None
     sandbox: dict[str, Any] | None = None
@@ -265,12 +267,14 @@ class DescribeResult(WireModel):
 
 
 class SourceSpan(WireModel):
-    """``[start, end)`` UTF-8 byte offsets into the full masked stream; ``line`` is 1-based."""
+    """``[start, end)`` UTF-8 byte offsets into the full masked stream; ``line`` is 1-based
+    (0 with ``record`` for NUL-separated output: the offsets are absolute, ``record`` 1-based)."""
 
     source: Literal["stdout", "stderr"]
     start: int
     end: int
     line: int | None = None
+    record: int | None = None
     transform: str | None = None
 
 

@@ -144,22 +144,39 @@ class DryRunOptions(StrictOptions):
     cwd: str | None = Field(default=None, description=CWD)
 
 
+ResultId = Annotated[str, Field(min_length=1, max_length=128,
+                                 description="review.result_id of a run made with retain: true.")]
+
+
 class FetchOptions(StrictOptions):
-    result_id: str = Field(min_length=1, max_length=128)
-    cursor: str = Field(min_length=1, max_length=4096)
+    """``fetch_result``: the next page of a retained, budget- or limit-cut result."""
+
+    result_id: ResultId
+    cursor: str = Field(min_length=1, max_length=4096, description=(
+        "continuation.cursor (or omission[].next_cursor) of the previous page, unchanged."))
 
 
 class ExplainOptions(StrictOptions):
-    result_id: str = Field(min_length=1, max_length=128)
-    pointer: str = Field(max_length=4096)
+    """``explain_result``: where one value of a retained result came from."""
+
+    result_id: ResultId
+    pointer: str = Field(max_length=4096, description=(
+        "RFC 6901 JSON Pointer into stdout.parsed, e.g. /processes/0/pid ('' is the root; "
+        "'~1' stands for '/', '~0' for '~')."))
 
 
 class CompareOptions(StrictOptions):
-    base_id: str = Field(min_length=1, max_length=128)
-    current_id: str = Field(min_length=1, max_length=128)
-    keys: list[FieldName] | None = Field(default=None, min_length=1, max_length=64)
-    ignore_fields: list[FieldName] | None = Field(default=None, max_length=64)
-    strict: bool = False
+    """``compare_results``: what changed between two retained results of the same command."""
+
+    base_id: ResultId
+    current_id: ResultId
+    keys: list[FieldName] | None = Field(default=None, min_length=1, max_length=64, description=(
+        "Row fields that identify a row, for commands without built-in identity rules "
+        "(git status/log/branch and kubectl -o json have them)."))
+    ignore_fields: list[FieldName] | None = Field(default=None, max_length=64, description=(
+        "Row fields whose changes are not reported (e.g. age, time)."))
+    strict: bool = Field(default=False, description=(
+        "Refuse (identity_unknown) instead of comparing when context, schema or tool versions differ."))
 
 
 @dataclass(frozen=True)

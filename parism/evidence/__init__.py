@@ -27,8 +27,9 @@ ROW_TRANSFORM = "parsed_row"  # a row pointer: the span is the line(s) the row w
 class Span:
     start: int
     end: int
-    line: int
+    line: int  # 1-based line, or 1-based NUL record when ``record`` is set
     transform: str  # "verbatim" or a TRANSFORMS name or ROW_TRANSFORM
+    record: bool = False
 
 
 def spans_of(ev: Evidence, tokens: list[str]) -> Span | None:
@@ -36,7 +37,7 @@ def spans_of(ev: Evidence, tokens: list[str]) -> Span | None:
     for unit in ev.units:
         hit = _in_unit(unit, tokens)
         if hit is not None:
-            return hit
+            return Span(hit.start, hit.end, hit.line, hit.transform, True) if ev.records else hit
     return None
 
 

@@ -79,7 +79,8 @@ def explain(item: StoredResult, pointer: str, age_ms: int) -> ExplainResult:
     transform = None if span.transform == "verbatim" else span.transform
     return ExplainResult(
         ok=True, **head, value=value, source_kind="verbatim" if transform is None else "derived",
-        source_spans=[SourceSpan(source="stdout", start=span.start, end=span.end, line=span.line,
+        source_spans=[SourceSpan(source="stdout", start=span.start, end=span.end,
+                                 line=0 if span.record else span.line, record=span.line if span.record else None,
                                  transform=transform)],
         transform=transform, age_ms=age_ms,
         warnings=["a row's span covers the line(s) it was read from"] if span.transform == ROW_TRANSFORM else None)

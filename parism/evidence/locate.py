@@ -69,6 +69,7 @@ class Unit:
 class Evidence:
     mode: str  # "rows" | "fields"
     units: list[Unit]
+    records: bool = False  # NUL-separated records: ``line`` numbers count records
     located: int = 0  # values with a span
     missing: int = 0  # values without one
 
@@ -77,10 +78,12 @@ class Evidence:
 
 
 class Text:
-    """The masked stdout split into lines, with byte offsets computed once."""
+    """The masked stdout split into lines (NUL records for ``-z``/``-print0`` output), with byte
+    offsets computed once."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
+        self.sep = "\0" if text.count("\0") > text.count("\n") else "\n"
+        self.lines = text.split(self.sep)
         self.byte_starts: list[int] = []
         pos = 0
         for ln in self.lines:
@@ -114,7 +117,7 @@ def estimate(parsed: Any, rows_key: str | None, mode: str) -> int:
 
 def locate(text: str, parsed: Any, rows_key: str | None, parser_id: str | None, mode: str) -> Evidence:
     src = Text(text)
-    ev = Evidence(mode=mode, units=[])
+    ev = Evidence(mode=mode, units=[], records=src.sep == "\0")
     rows = parsed.get(rows_key) if isinstance(parsed, dict) and rows_key else None
     if isinstance(rows, list):
         ev.units.append(_rows_unit(src, rows, rows_key, parser_id in MULTILINE, mode, ev))
@@ -158,18 +161,27 @@ def _rows_unit(src: Text, rows: list[Any], key: str, multiline: bool, mode: str,
 
 
 def _row_start(src: Text, row: Any, p: int, multiline: bool) -> int:
-    probes = [(path, v) for path, v in _flat(row) if _searchable(v)][:6]
+    """The line row data starts on: multi-line records at the first line (from ``p``) holding the
+    row's first value; table rows at the first line holding half of its first values, else the
+    line in the window holding most of them."""
+    probes = [v for _, v in _flat(row) if _searchable(v)][:6]
     if not probes:
         return -1
-    first = probes[0][1]
     need = 1 if multiline else (len(probes) + 1) // 2
+    best, best_j = 0, -1
     for j in range(p, min(len(src.lines), p + ROW_WINDOW)):
-        line = src.lines[j]
-        if not line.strip() or _in_line(src, j, first, 0, ()) is None:
+        if not src.lines[j].strip():
             continue
-        if need <= 1 or sum(1 for _, v in probes if _in_line(src, j, v, 0, ()) is not None) >= need:
+        if multiline:
+            if _in_line(src, j, probes[0], 0, ()) is not None:
+                return j
+            continue
+        got = sum(1 for v in probes if _in_line(src, j, v, 0, ()) is not None)
+        if got >= need:
             return j
-    return -1
+        if got > best:
+            best, best_j = got, j
+    return best_j
 
 
 # -- values ---------------------------------------------------------------------------------

@@ -116,7 +116,10 @@ class ResultStore:
 
     def decline(self, result_id: str, reason: MissReason, message: str) -> Stored:
         """Remember an id that was shown to the caller but not stored (``not_retained``, or
-        ``evicted`` for a result over the per-result limit)."""
+        ``evicted`` for a result over the per-result limit). Every miss message says that
+        nothing is re-executed."""
+        if NOTHING_RERUN not in message:
+            message = f"{message}; {NOTHING_RERUN}"
         with self._lock:
             self._remember(result_id, StoreMiss(reason, message))
         return Stored(False, reason, message)
