@@ -285,7 +285,7 @@ def _in_line(src: Text, li: int, v: Any, col: int, skip: Any) -> tuple[int, int,
             at = line.find(v, at + 1)
         if loose is not None:
             return loose
-        if " " in v:
+        if " " in v and " ".join(v.split()) == v:  # the value is the text with spaces collapsed
             m = _spaced_rx(v).search(line, col)
             if m is not None and (li, m.start(), m.end()) not in skip:
                 return m.start(), m.end(), "collapse_space"
