@@ -155,7 +155,7 @@ def _rows_unit(src: Text, rows: list[Any], key: str, multiline: bool, mode: str,
                 end -= 1
         last = src.lines[end - 1]
         unit.rows[4 * i: 4 * i + 4] = array("q", [j + 1, end, src.byte(j, 0), src.byte(end - 1, len(last.rstrip("\r")))])
-        if mode == "fields":
+        if mode == "fields" or not isinstance(rows[i], (dict, list)):  # a scalar row is its own value
             _fill(src, unit, i, rows[i], j, end, labels=multiline, ev=ev, layout=layout)
     return unit
 
