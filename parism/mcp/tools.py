@@ -22,8 +22,18 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic_core import to_json
 
-from parism.envelope import DescribeResult, DryRunResult, Envelope, Failure, WireModel
+from parism.envelope import (
+    CompareResult,
+    DescribeResult,
+    DryRunResult,
+    Envelope,
+    ExplainResult,
+    Failure,
+    WireModel,
+)
 from parism.options import (
+    CompareOptions,
+    ExplainOptions,
     DescribeOptions,
     DryRunOptions,
     OptionsError,
@@ -119,6 +129,19 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
         ToolRow("dry_run", "Check a command against the guard",
                 "Run only the guard: would this command be allowed? Nothing is executed.",
                 DryRunOptions, DryRunResult, _dry_run, _dry_run_is_error, READ_ONLY),
+        # the result tools read what run(retain: true) kept: nothing is executed (docs/results.md)
+        ToolRow("explain_result", "Explain where a value came from",
+                "Where one value of a retained result came from: pointer is a JSON Pointer into "
+                "stdout.parsed (e.g. /entries/3/size_bytes). Answers value, source_kind (verbatim, "
+                "derived with its transform, or none) and source_spans: [start, end) UTF-8 byte offsets "
+                "into the masked stdout. Needs run(retain: true, evidence: \"fields\").",
+                ExplainOptions, ExplainResult, _acall, lambda r: False, READ_ONLY),
+        ToolRow("compare_results", "Compare two retained results",
+                "What changed between two run(retain: true) results of the same command, args and cwd: "
+                "added/removed/changed rows by identity (git status/log/branch: repository + path, hash or "
+                "name; kubectl -o json: metadata.uid; other commands: name the identity fields in keys). "
+                "comparable: false with refusal_reason when the runs differ or rows have no identity (ps).",
+                CompareOptions, CompareResult, _acall, lambda r: False, READ_ONLY),
     )
 
 
