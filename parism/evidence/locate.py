@@ -45,7 +45,6 @@ _DATE = re.compile(
     r"|[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{4}|\d{1,2}:\d\d)"
     r"|\d\d-\d\d \d\d:\d\d")
 _ISO_VALUE = re.compile(r"\d{4}-\d\d-\d\d")
-_WORD = re.compile(r"\w")
 _TOKEN = re.compile(r"\S+")
 
 Path = tuple[str, ...]
@@ -126,7 +125,7 @@ def locate(text: str, parsed: Any, rows_key: str | None, parser_id: str | None, 
             if isinstance(parsed, dict) else None
         if rest:
             unit = Unit(prefix=None, n=1, rows=array("q", [1, len(src.lines), 0, src.byte_starts[-1]]))
-            _fill(src, unit, 0, rest, 0, len(src.lines), labels=True, ev=ev)
+            _fill(src, unit, 0, _flat(rest), 0, len(src.lines), labels=True, ev=ev)
             ev.units.append(unit)
     return ev
 
@@ -137,9 +136,10 @@ def locate(text: str, parsed: Any, rows_key: str | None, parser_id: str | None, 
 def _rows_unit(src: Text, rows: list[Any], key: str, multiline: bool, mode: str, ev: Evidence) -> Unit:
     unit = Unit(prefix=key, n=len(rows), rows=array("q", bytes(8 * 4 * len(rows))))
     starts: list[int] = []
+    flats = [_flat(row) for row in rows]  # once: the row start and the fill both walk it
     p = 0
-    for row in rows:
-        j = _row_start(src, row, p, multiline)
+    for flat in flats:
+        j = _row_start(src, flat, p, multiline)
         starts.append(j)
         if j >= 0:
             p = j + 1
@@ -156,15 +156,15 @@ def _rows_unit(src: Text, rows: list[Any], key: str, multiline: bool, mode: str,
         last = src.lines[end - 1]
         unit.rows[4 * i: 4 * i + 4] = array("q", [j + 1, end, src.byte(j, 0), src.byte(end - 1, len(last.rstrip("\r")))])
         if mode == "fields" or not isinstance(rows[i], (dict, list)):  # a scalar row is its own value
-            _fill(src, unit, i, rows[i], j, end, labels=multiline, ev=ev, layout=layout)
+            _fill(src, unit, i, flats[i], j, end, labels=multiline, ev=ev, layout=layout)
     return unit
 
 
-def _row_start(src: Text, row: Any, p: int, multiline: bool) -> int:
+def _row_start(src: Text, flat: list[tuple[Path, Any]], p: int, multiline: bool) -> int:
     """The line row data starts on: multi-line records at the first line (from ``p``) holding the
     row's first value; table rows at the first line holding half of its first values, else the
     line in the window holding most of them."""
-    probes = [v for _, v in _flat(row) if _searchable(v)][:6]
+    probes = [v for _, v in flat if _searchable(v)][:6]
     if not probes:
         return -1
     need = 1 if multiline else (len(probes) + 1) // 2
@@ -187,9 +187,9 @@ def _row_start(src: Text, row: Any, p: int, multiline: bool) -> int:
 # -- values ---------------------------------------------------------------------------------
 
 
-def _fill(src: Text, unit: Unit, i: int, value: Any, lo: int, hi: int, *, labels: bool, ev: Evidence,
+def _fill(src: Text, unit: Unit, i: int, flat: list[tuple[Path, Any]], lo: int, hi: int, *, labels: bool, ev: Evidence,
           layout: dict[Any, tuple[int, int, int, int, str] | None] | None = None) -> None:
-    """Spans for every leaf of one row (or the record), searched in lines ``[lo, hi)``.
+    """Spans for every leaf (``flat``: ``_flat`` of the row or record), searched in lines ``[lo, hi)``.
 
     ``layout`` (single-line rows) remembers where each value sat in the previous row, as
     (first token, offset in it, last token, offset from its end, transform): the next row of a
@@ -197,7 +197,7 @@ def _fill(src: Text, unit: Unit, i: int, value: Any, lo: int, hi: int, *, labels
     pos = (lo, 0)
     used: set[tuple[int, int, int]] = set()
     toks = src.tokens(lo) if layout is not None else None
-    for path, v in _flat(value):
+    for path, v in flat:
         slot = unit.fields.get(path)
         if slot is None:
             slot = unit.fields[path] = array("q", [-1, 0, 0, 0] * unit.n)
@@ -304,7 +304,11 @@ def _in_line(src: Text, li: int, v: Any, col: int, skip: Any) -> tuple[int, int,
 
 
 def _bounded(line: str, s: int, e: int) -> bool:
-    return (s == 0 or not _WORD.match(line[s - 1])) and (e >= len(line) or not _WORD.match(line[e]))
+    return (s == 0 or not _word(line[s - 1])) and (e >= len(line) or not _word(line[e]))
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 def _searchable(v: Any) -> bool:
