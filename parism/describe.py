@@ -198,13 +198,14 @@ class CallStats:
 
 
 def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any,
-                  env: dict[str, Any], errors: list[str], stats: CallStats | None = None) -> DescribeResult:
+                  env: dict[str, Any], errors: list[str], stats: CallStats | None = None,
+                  packs: list[dict[str, Any]] | None = None) -> DescribeResult:
     """The environment: what may run, with which limits, under which confinement."""
     guard = cfg.settings.guard
     return DescribeResult(
         version=_version(), profile=cfg.profile.name,
         allowed_commands=list(guard.allowed_commands),
-        available_parsers=registry.available(),
+        available_parsers=registry.available(), packs=packs or [],
         guard_summary={
             "block_patterns": list(guard.block_patterns), "allowed_paths": guard.allowed_paths or [],
             "timeout_ms": guard.timeout_ms, "max_output_bytes": guard.max_output_bytes,

@@ -65,6 +65,8 @@ from parism.options import (
     build,
 )
 from parism.paging import PageCache, page_of
+from parism.packs.table import PackTable
+from parism.parsers import registry
 from parism.parsers.osinfo import host_os
 from parism.pipeline import Finisher, Ran
 from parism.redact import Redactor
@@ -125,6 +127,8 @@ class Engine:
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
+        self.packs = PackTable(cfg, frozenset(registry.catalog()))
+        registry.set_external(self.packs)  # the process's parser packs: the last engine built
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -146,7 +150,7 @@ class Engine:
             return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
                                  regex=self.redactor.report(), errors=self.errors,
                                  env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped},
-                                 stats=self.stats)
+                                 stats=self.stats, packs=self.packs.describe())
         return describe_command(cmd, self.cfg, self.os, self._passes, self.stats)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
@@ -184,8 +188,9 @@ class Engine:
         return self.results.compare(base_id, current_id, keys, ignore_fields, strict)
 
     def close(self) -> None:
-        """Release what the engine holds between calls (the sandbox's pre-started pool)."""
+        """Release what the engine holds between calls (the sandbox's pool, the pack workers)."""
         self.sandbox.close()
+        self.packs.close()
 
     # -- public, async ----------------------------------------------------------------
 

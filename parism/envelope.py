@@ -243,6 +243,7 @@ class DescribeResult(WireModel):
     profile: str | None = None
     allowed_commands: list[str] | None = None
     available_parsers: list[str] | None = None
+    packs: list[dict[str, Any]] | None = None  # parser packs: [{name, path, status, error?}]
     guard_summary: dict[str, Any] | None = None
     tools: list[str] | None = None
     result_store: dict[str, int] | None = None

@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from parism.cli import config_cmd, describe, dry_run, parse, policy, run, serve
+from parism.cli import config_cmd, describe, dry_run, packs, parse, policy, run, serve
 from parism.cli.common import EXIT_USAGE
 
-_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy)
+_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy, packs)
 
 
 class _VersionAction(argparse.Action):

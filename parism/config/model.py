@@ -170,6 +170,10 @@ class ParsersSettings(Strict):
     external_time_limit_ms: int = Field(default=500, ge=0)
     external_memory_limit_mb: int = Field(default=128, ge=0)
     external_capabilities: ExternalCapabilities = Field(default_factory=ExternalCapabilities)
+    # parser packs (docs/parser-packs.md): directories holding one pack each, besides
+    # ~/.parism/parsers; names of built-in parsers a pack may replace (global configuration only)
+    pack_paths: list[str] = Field(default_factory=list)
+    pack_overrides: list[str] = Field(default_factory=list)
 
 
 class TelemetrySettings(Strict):

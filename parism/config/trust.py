@@ -135,6 +135,8 @@ RULES: dict[str, Check] = {
     "parsers.external_memory_limit_mb": _decrease,
     "parsers.external_capabilities.fs_read": _never,
     "parsers.external_capabilities.env": _never,
+    "parsers.pack_paths": _subset,
+    "parsers.pack_overrides": _subset,
     "telemetry.enabled": _any,
     "sandbox.mode": _order("off", "auto", "required"),
     "sandbox.bwrap_path": _never,

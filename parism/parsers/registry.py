@@ -58,8 +58,26 @@ def get_parser(cmd: str) -> Parser | None:
     return importlib.import_module(path).PARSER
 
 
+#: The running engine's parser packs (``parism.packs.table.PackTable``), or None: consulted
+#: before the built-ins (it only answers for names the configuration lets a pack take).
+_external: Any = None
+
+
+def set_external(table: Any) -> None:
+    global _external
+    _external = table
+
+
+def lookup(cmd: str) -> Parser | None:
+    ext = _external.parser_for(cmd) if _external is not None else None
+    return ext if ext is not None else get_parser(cmd)
+
+
 def available() -> list[str]:
-    return sorted(catalog())
+    names = set(catalog())
+    if _external is not None:
+        names.update(_external.names())
+    return sorted(names)
 
 
 @dataclass
@@ -167,7 +185,7 @@ def native_json(text: str) -> Any | None:
 
 def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool = False,
           now_year: int | None = None) -> ParseOutcome:
-    root = get_parser(cmd)
+    root = lookup(cmd)
     if root is None:
         js = native_json(text)
         if js is not None:
