@@ -72,10 +72,16 @@ def image(docker_client) -> Iterator[str]:  # type: ignore[no-untyped-def]
     if not list((REPO_ROOT / "dist" / "wheels").glob("parism-*.whl")):
         _unavailable("dist/wheels has no parism wheel; scripts/build-image makes it")
     tag = f"parism:tc-{RUN_ID}"
-    with DockerImage(path=str(REPO_ROOT), dockerfile_path="Containerfile", tag=tag, clean_up=True,
+    # clean_up=False: DockerImage removes by image id with force, and the build cache makes this
+    # image the very one tagged parism:dev — that would untag (or, with a container running it,
+    # fail on) the image the other e2e tests use. Only this run's tag is removed, unforced.
+    with DockerImage(path=str(REPO_ROOT), dockerfile_path="Containerfile", tag=tag, clean_up=False,
                      buildargs={"BASE_IMAGE": base}, network_mode="none", pull=False, rm=True):
-        yield tag
-    assert not docker_client.images.list(name=tag), "DockerImage(clean_up=True) left the tag behind"
+        try:
+            yield tag
+        finally:
+            docker_client.images.remove(tag)
+    assert not docker_client.images.list(name=tag), "the run's tag was left behind"
 
 
 @pytest.fixture
