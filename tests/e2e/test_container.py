@@ -187,7 +187,7 @@ async def test_describe_reports_full_sandbox_in_required_mode(image: str, label:
 
 async def test_run_ls_la_parses_the_workspace(image: str, label: str, workspace: Path) -> None:
     async with session(hardened_args(image, label, workspace)) as (s, _):
-        result = await s.call_tool("run", {"cmd": "ls", "args": ["-la"]})
+        result = await s.call_tool("run", {"cmd": "ls", "args": ["-la"], "format": "json"})
     env = envelope(result)
     assert result.is_error is False and env["ok"] is True, env
     assert env["cwd"] == "/workspace" and env["exitCode"] == 0
@@ -378,7 +378,7 @@ async def test_workspace_owners_are_the_true_ones(image: str, label: str, worksp
         os.chown(workspace / name, uid, uid)
     names = {0: "root", 10001: "parism", 4242: "4242"}  # the image's /etc/passwd and /etc/group
     async with session(hardened_args(image, label, workspace)) as (s, _):
-        env = envelope(await s.call_tool("run", {"cmd": "ls", "args": ["-la"]}))
+        env = envelope(await s.call_tool("run", {"cmd": "ls", "args": ["-la"], "format": "json"}))
     entries = {e["name"]: e for e in env["stdout"]["parsed"]["entries"]}
     for name, uid in owners.items():
         st = os.lstat(workspace / name)
