@@ -180,7 +180,9 @@ class _Stream:
         return self.truncated
 
     def value(self) -> bytes:
-        return b"".join(self.chunks)
+        data = b"".join(self.chunks)
+        self.chunks.clear()  # the pieces go as soon as they are joined (peak memory of a call)
+        return data
 
 
 def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToken | None = None,

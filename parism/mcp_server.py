@@ -81,12 +81,14 @@ class LazyEngine:
 
 
 def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:
-    """Hints for the executing tools, from the active profile (fixed for the server's lifetime):
-    read-only only for the shipped ``readonly`` profile when no allowed command gets network."""
+    """Hints for the executing tools, from what the active profile allows (fixed for the server's
+    lifetime): the shipped ``readonly`` profile changes nothing (read-only, not destructive);
+    open-world when any allowed command reaches the network (curl, dig: the answer depends on
+    the world outside, which is what the hint means — not that it writes)."""
     master = cfg.settings.sandbox.network  # false takes the network from every command
     boxes = [p.sandbox for p in map(cfg.policy, cfg.settings.guard.allowed_commands) if p is not None]
     network = any(box.namespace == "host_net" or (master and box.network) for box in boxes)
-    read_only = cfg.profile.name == "readonly" and not network
+    read_only = cfg.profile.name == "readonly"
     return ToolAnnotations(
         read_only_hint=read_only,
         destructive_hint=not read_only,
@@ -219,6 +221,20 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
         tg.cancel_scope.cancel()
 
 
+def report_config_problems(cfg: "LoadedConfig") -> None:
+    """Each configuration problem on stderr at start-up, one line per key: a broken file is
+    seen when the client starts the server (its log), not at the first call.  stderr, not MCP
+    logging: protocol logging is deprecated (mcp-notes §0.7) and clients show stderr."""
+    from parism.redact import validate_output_patterns
+
+    problems = [str(p) for p in cfg.errors]
+    problems += validate_output_patterns(cfg.settings.guard.secrets.output_patterns)
+    for problem in problems:
+        log.error("configuration: %s", " ".join(problem.split()))
+    if problems:
+        log.error("configuration: every tool but describe answers invalid_config until this is fixed")
+
+
 def serve(config_path: str | None = None) -> int:
     """Entry point of ``parism`` / ``parism serve``: returns the exit status (0 on stdin EOF)."""
     import parism
@@ -233,6 +249,8 @@ def serve(config_path: str | None = None) -> int:
     os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
     from parism.config import load_config
 
-    engine = LazyEngine(load_config(config_path))
+    cfg = load_config(config_path)
+    report_config_problems(cfg)
+    engine = LazyEngine(cfg)
     anyio.run(_serve, build_server(engine, parism.__version__), engine)
     return 0

@@ -133,18 +133,25 @@ class Finisher:
     def redact(self, req: Any, decision: Any, launcher: Any, cap: Capture, fs: FsDiff | None,
                guard_ms: float, cap_bytes: int) -> Ran:
         t0 = time.monotonic()
-        out_bytes = complete_lines(cap.stdout) if cap.stdout_truncated else cap.stdout
+        # The bytes leave the capture before they are decoded: a 64 MiB output is never held as
+        # bytes, text and masked text at once (its callers read only the capture's flags).
+        out_bytes, err_bytes, cap.stdout, cap.stderr = cap.stdout, cap.stderr, b"", b""
+        if cap.stdout_truncated:
+            out_bytes = complete_lines(out_bytes)
         ran = Ran(req, decision, launcher, cap, fs, "", "", 0, False, guard_ms, 0.0, cap_bytes)
-        ran.stdout_text = self._mask_stream(ran, out_bytes, "stdout", cap.stdout_truncated)
-        ran.stderr_text = self._mask_stream(ran, cap.stderr, "stderr", cap.stderr_truncated)
+        out_text, out_valid = decode(out_bytes)
+        del out_bytes
+        err_text, err_valid = decode(err_bytes)
+        del err_bytes
+        ran.stdout_text = self._mask_stream(ran, out_text, out_valid, "stdout", cap.stdout_truncated)
+        ran.stderr_text = self._mask_stream(ran, err_text, err_valid, "stderr", cap.stderr_truncated)
         if cap.stdout_truncated or cap.stderr_truncated:
             which = " ".join(n for n, t in (("stdout", cap.stdout_truncated), ("stderr", cap.stderr_truncated)) if t)
             ran.omissions.insert(0, Omission(stage="capture", reason=f"output_limit: {which} cut at the byte cap"))
         ran.redact_ms = (time.monotonic() - t0) * 1000
         return ran
 
-    def _mask_stream(self, ran: Ran, data: bytes, name: str, truncated: bool) -> str:
-        text, valid = decode(data)
+    def _mask_stream(self, ran: Ran, text: str, valid: bool, name: str, truncated: bool) -> str:
         if not valid:
             ran.warnings.append(f"{name}_not_utf8")
         masked = self.redactor.mask(text, truncated=truncated)

@@ -28,7 +28,9 @@ def exit_status(ok: bool, failure: Failure | None) -> int:
 
 
 def add_command_operand(parser: argparse.ArgumentParser) -> None:
-    """The command to act on, written after ``--`` so its flags are not read as ours."""
+    """The command to act on, written after ``--`` so its flags are not read as ours (argparse's
+    own usage line for ``nargs="+"`` repeats the metavar: ``CMD [ARGS ...] [CMD [ARGS ...] ...]``)."""
+    parser.usage = "%(prog)s [OPTIONS] -- CMD [ARGS ...]"
     parser.add_argument("argv", nargs="+", metavar="CMD [ARGS ...]", help="command and its arguments (after --)")
 
 

@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run shell commands safely and get structured JSON. Without a subcommand: "
         "serve MCP on stdio.",
     )
-    parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("-V", "--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _SUBCOMMANDS:
         module.register(sub, common)

@@ -9,17 +9,21 @@ protocol stream.  What it adds:
 - a line over ``max_request_bytes`` is not kept: it is answered ``-32600`` with its own id as
   soon as the limit is crossed when the id comes first (as every SDK writes it), else once the
   line ends, and the rest is read in 1 MiB pieces and dropped;
-- each answer is serialised once, to bytes, and written in a worker thread (a 64 MiB answer
-  does not stall the event loop);
+- each answer is serialised once and written in a worker thread (a 64 MiB answer does not stall
+  the event loop); its long strings (a tool result's text block, ``stdout.raw``) are escaped
+  and written 1 MiB at a time instead of becoming one more whole copy, and the freed heap is
+  handed back to the system (``malloc_trim``) after a large answer;
 - ``on_eof`` is called when the client closes stdin, so the server can bound its exit time.
 """
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -31,6 +35,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
+from pydantic_core import to_json
 
 from parism.mcp import jsonrpc
 from parism.mcp.jsonrpc import Refusal
@@ -91,6 +96,65 @@ def _next(stream: BinaryIO, limit: int, early: Callable[[bytes], bool]) -> Any:
     return jsonrpc.read(b"".join(parts))
 
 
+#: A string longer than this is written in slices of this many characters.
+SLICE = 1 << 20
+
+#: An answer at least this large is followed by ``malloc_trim``: glibc otherwise keeps the
+#: freed heap (measured: RSS stayed 69 MB up after one 64 MiB answer; with it, back to start).
+TRIM_AFTER = 8 << 20
+
+
+_SLOT = f"\x00parism-{secrets.token_hex(8)}-{{}}\x00"  # a placeholder no output can forge
+
+
+def _long_strings(message: Any) -> list[str]:
+    """Take a tool result's long strings out of ``message`` (the writer owns it now), leaving
+    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.raw``."""
+    result = getattr(message, "result", None)
+    if not isinstance(result, dict):
+        return []
+    holders: list[tuple[dict[str, Any], str]] = [
+        (item, "text") for item in result.get("content") or () if isinstance(item, dict)]
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict):
+        holders += [(out, "raw") for out in (structured.get("stdout"), structured.get("stderr"))
+                    if isinstance(out, dict)]
+    taken: list[str] = []
+    for holder, key in holders:
+        value = holder.get(key)
+        if isinstance(value, str) and len(value) > SLICE:
+            holder[key] = _SLOT.format(len(taken))
+            taken.append(value)
+    return taken
+
+
+def _pieces(message: Any) -> Iterator[bytes]:
+    """The message's JSON in pieces whose concatenation is exactly its one-shot serialisation."""
+    taken = _long_strings(message)
+    rest = _serialise(message)
+    for i in range(len(taken)):
+        head, found, rest = rest.partition(to_json(_SLOT.format(i)))
+        yield head
+        if not found:  # the answer became an internal error: nothing to put back
+            return
+        yield b'"'
+        text = taken[i]
+        taken[i] = ""  # the writer's reference goes as soon as it is written
+        for start in range(0, len(text), SLICE):
+            yield to_json(text[start:start + SLICE])[1:-1]
+        del text
+        yield b'"'
+    yield rest
+
+
+def _trim() -> None:
+    """Hand freed heap back to the system (glibc only; elsewhere nothing to do)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _serialise(message: Any) -> bytes:
     """The message's JSON, once, as bytes; a message that cannot be written (a lone surrogate in
     a result) becomes an internal error for its id rather than ending the writer."""
@@ -104,10 +168,15 @@ def _serialise(message: Any) -> bytes:
         return error.__pydantic_serializer__.to_json(error, by_alias=True, exclude_unset=True)
 
 
-def _write(out: BinaryIO, data: bytes) -> None:
-    out.write(data)
-    out.write(b"\n")  # not ``data + b"\n"``: that would copy a 64 MiB answer once more
+def _write(out: BinaryIO, message: Any) -> int:
+    """Write one answer (worker thread); returns its size in bytes."""
+    size = 0
+    for piece in _pieces(message):
+        out.write(piece)
+        size += len(piece)
+    out.write(b"\n")
     out.flush()
+    return size
 
 
 def _claim_std_fds() -> tuple[int, int, Callable[[], None]]:
@@ -168,10 +237,10 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
             async for session_message in from_sdk:
                 message = session_message.message
                 del session_message
-                data = _serialise(message)
+                size = await anyio.to_thread.run_sync(_write, sink, message)
                 del message
-                await anyio.to_thread.run_sync(_write, sink, data)
-                del data
+                if size >= TRIM_AFTER:
+                    _trim()
 
     try:
         async with anyio.create_task_group() as tg:

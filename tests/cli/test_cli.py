@@ -44,13 +44,45 @@ def envelope(done: subprocess.CompletedProcess[str]) -> dict:
     return json.loads(lines[0])
 
 
-def test_version() -> None:
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(flag: str) -> None:
     import parism
 
-    done = subprocess.run([sys.executable, "-m", "parism", "--version"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "parism", flag], capture_output=True, text=True,
                           env={"PYTHONPATH": str(REPO_ROOT), "PATH": os.environ["PATH"]})
     assert done.returncode == 0
     assert done.stdout.strip() == f"parism {parism.__version__}"
+
+
+@pytest.mark.parametrize("sub", ["run", "dry-run"])
+def test_command_usage_line_names_the_command_once(work: Path, sub: str) -> None:
+    done = cli(work, sub, "--help")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0] == f"usage: parism {sub} [OPTIONS] -- CMD [ARGS ...]"
+
+
+def test_license_is_the_mit_text_the_package_declares() -> None:
+    import tomllib
+
+    text = (REPO_ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Permission is hereby granted, free of charge" in text
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+
+
+def test_serve_reports_each_config_problem_on_stderr_at_start(work: Path) -> None:
+    bad = work / "bad.toml"
+    bad.write_text('[guard]\ntimeout_msec = 5\nmax_items = "x"\n[guard.secrets]\noutput_patterns = ["(bad"]\n')
+    done = subprocess.run([sys.executable, "-m", "parism", "serve", "--config", str(bad)], cwd=work,
+                          env=env_for(work), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == ""
+    lines = [line for line in done.stderr.splitlines() if "configuration:" in line]
+    for key in ("guard.timeout_msec", "guard.max_items", "guard.secrets.output_patterns[0]"):
+        assert sum(key in line for line in lines) == 1, (key, done.stderr)
+    assert str(bad) in lines[0]
+    good = subprocess.run([sys.executable, "-m", "parism"], cwd=work, env=env_for(work),
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert "configuration:" not in good.stderr  # control: a clean start says nothing
 
 
 @pytest.mark.parametrize(

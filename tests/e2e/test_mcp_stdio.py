@@ -114,13 +114,19 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
 
 
 async def test_run_hints_follow_the_profile_network_grants(workdir: Path) -> None:
-    """The shipped readonly profile lets curl/dig/ping reach the network: run is open-world."""
+    """The shipped readonly profile lets curl/dig/ping reach the network: run is open-world, and
+    still read-only and not destructive (the profile allows no command that writes)."""
     (workdir / "parism-test.toml").write_text("[guard]\ntimeout_ms = 10000\n")
     async with open_session(workdir) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
     ann = tools["run"].annotations
     assert ann is not None
-    assert (ann.read_only_hint, ann.destructive_hint, ann.open_world_hint) == (False, True, True)
+    assert (ann.read_only_hint, ann.destructive_hint, ann.open_world_hint) == (True, False, True)
+    (workdir / "parism-test.toml").write_text('[guard]\nprofile = "build"\n')
+    async with open_session(workdir) as session:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+    ann = tools["run"].annotations
+    assert ann is not None and (ann.read_only_hint, ann.destructive_hint) == (False, True)  # build writes
 
 
 async def test_run_ls_la_parses_the_real_directory(session: ClientSession, workdir: Path) -> None:
