@@ -25,7 +25,7 @@ from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
 from parism.egress.policy import destinations
 from parism.envelope import Failure
-from parism.paths import Roots, is_system_ancestor, looks_like_path
+from parism.paths import Roots, is_system_ancestor, looks_like_path, open_dir
 from parism.childenv import build_child_env
 from parism.policy.gitdirs import MAX_DIRS, git_dirs_below
 from parism.policy.gitrepo import Repo, RepoProblem, Runner, direct_runner, read_repo
@@ -56,6 +56,9 @@ class Decision:
     # build (writable project): every .git under the cwd, bound read-only (policy/gitdirs.py);
     # None: not computed (read-only project)
     git_dirs: tuple[str, ...] | None = None
+    # what the guard opened to check it, by the checked (real) path: the sandbox runs the
+    # command only in the cwd of this (st_dev, st_ino) — no name is resolved twice
+    opened: dict[str, os.stat_result] = field(default_factory=dict)
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -85,9 +88,14 @@ def _allowlist(cmd: str, cfg: LoadedConfig) -> tuple[str, str | None] | None:
     return None
 
 
-def _resolve_cwd(cwd: str | None, cfg: LoadedConfig) -> str:
+def _resolve_cwd(decision: Decision, cwd: str | None, cfg: LoadedConfig) -> str:
+    """The real path of the working directory, opened once (``paths.open_dir``): its identity
+    is recorded in ``decision.opened`` for the sandbox."""
     base = cwd if cwd else cfg.cwd
-    return os.path.realpath(os.path.join(cfg.cwd, os.path.expanduser(base)))
+    real_cwd, st = open_dir(os.path.join(cfg.cwd, os.path.expanduser(base)))
+    if st is not None:
+        decision.opened[real_cwd] = st
+    return real_cwd
 
 
 def _path_values(classified: Classified, cwd: str) -> list[Value]:
@@ -97,7 +105,7 @@ def _path_values(classified: Classified, cwd: str) -> list[Value]:
 
 def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) -> Decision | None:
     cwd = decision.cwd
-    if not os.path.isdir(cwd):
+    if cwd not in decision.opened and not os.path.isdir(cwd):
         return _refuse(decision, "path_not_allowed", f"Working directory '{clip(cwd)}' does not exist")
     if is_system_ancestor(cwd):
         return _refuse(decision, "path_not_allowed",
@@ -290,7 +298,7 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     assert policy is not None
     decision.policy = policy
     try:
-        decision.cwd = _resolve_cwd(cwd, cfg)
+        decision.cwd = _resolve_cwd(decision, cwd, cfg)
     except (ValueError, OSError) as exc:
         return _refuse(decision, "path_not_allowed", f"Working directory '{clip(str(cwd))}' is not valid: {exc}")
     classified = classify(args, policy)

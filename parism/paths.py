@@ -34,6 +34,27 @@ def real(path: str) -> str:
     return os.path.normpath(os.path.join(resolved, tail)) if tail else resolved
 
 
+def open_dir(path: str) -> tuple[str, os.stat_result | None]:
+    """The directory ``path`` names, resolved once: opened (symlinks followed, as ``realpath``
+    does), its real path read back from the descriptor, its identity from ``fstat``.
+
+    Why: ``realpath`` then ``stat`` are two walks of the name, which a swap in between turns into
+    two different directories; the descriptor is one. The sandbox later runs the command only
+    in the directory of that ``(st_dev, st_ino)``. ``(realpath, None)`` when ``path`` is not an
+    existing directory (or the platform has no ``O_PATH``/``/proc``)."""
+    flag = getattr(os, "O_PATH", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return os.path.realpath(path), None
+    try:
+        fd = os.open(path, flag | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return os.path.realpath(path), None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}"), os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
 def _plain(path: str) -> bool:
     """Absolute, with no empty or ``.`` component and no trailing slash (``/`` itself aside):
     the form ``normpath`` and ``realpath`` give, where containment is a string prefix test."""

@@ -25,7 +25,7 @@ from parism import truth
 from parism.envelope import Failure
 from parism.sandbox import identity, plan as planning, probe
 from parism.sandbox.cgroup import pids_root
-from parism.sandbox.launcher import Prepared, SandboxStarted
+from parism.sandbox.launcher import DevIno, Prepared, SandboxStarted
 from parism.sandbox.plan import MIB, Plan
 from parism.sandbox.pool import Pool
 
@@ -48,15 +48,19 @@ IDENTITY_NOTES = {
 
 
 class BwrapLauncher:
-    """The executor's ``Launcher`` for one planned call (single use, like its sandbox)."""
+    """The executor's ``Launcher`` for one planned call (single use, like its sandbox).
 
-    def __init__(self, plan: Plan, pool: Pool | None) -> None:
+    ``cwd_id``: (st_dev, st_ino) of the working directory the guard checked; the command runs
+    only in that directory (the helper proves it at hand-over), whatever its name means now."""
+
+    def __init__(self, plan: Plan, pool: Pool | None, cwd_id: DevIno | None = None) -> None:
         self.plan = plan
         self._pool = pool
+        self.cwd_id = cwd_id
 
     def start(self, spec: Any) -> SandboxStarted:
-        prepared = self._pool.take(self.plan) if self._pool else Prepared(self.plan)
-        return prepared.handover(list(spec.argv))
+        prepared = self._pool.take(self.plan, self.cwd_id) if self._pool else Prepared(self.plan)
+        return prepared.handover(list(spec.argv), self.cwd_id)
 
 
 class Sandbox:
@@ -114,16 +118,19 @@ class Sandbox:
 
     # -- plans -----------------------------------------------------------------------------
 
-    def identity_for(self, cwd: str, features: dict[str, bool] | None = None) -> identity.RunAs:
-        """Who a command in ``cwd`` runs as, and whether under the identity map (identity.py)."""
+    def identity_for(self, cwd: str, features: dict[str, bool] | None = None,
+                     st: os.stat_result | None = None) -> identity.RunAs:
+        """Who a command in ``cwd`` runs as, and whether under the identity map (identity.py);
+        ``st``: the directory as the guard opened it."""
         feats = self.probed().features if features is None else features
         return identity.choose(os.path.realpath(cwd), self.unprivileged_uid,
-                               full_map=bool(feats.get("userns_block_fd")))
+                               full_map=bool(feats.get("userns_block_fd")), st=st)
 
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
-              bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None) -> Plan:
-        run_as = self.identity_for(cwd, features)
+              bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
+              cwd_stat: os.stat_result | None = None) -> Plan:
+        run_as = self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
@@ -148,8 +155,10 @@ class Sandbox:
         """The plan of one call: probe result + config + the guard's decision + the spec."""
         res = self.probed()
         table = getattr(decision, "sandbox", None) or {}
+        opened = getattr(decision, "opened", None) or {}  # the guard's cwd is not resolved again
+        cwd = spec.cwd if spec.cwd in opened else os.path.realpath(spec.cwd)
         return self._plan(
-            res.level, res.features, os.path.realpath(spec.cwd),
+            res.level, res.features, cwd, cwd_stat=opened.get(cwd),
             network=bool(getattr(decision, "network", False)),
             namespace=getattr(decision, "namespace_class", None) or "isolated",
             binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
@@ -177,7 +186,8 @@ class Sandbox:
             if self._pool is None and self.pool_size > 0:
                 self._pool = Pool(per_plan=self.pool_size)
             pool = self._pool
-        return BwrapLauncher(self.plan(decision, spec), pool if self.pool_size > 0 else None)
+        return BwrapLauncher(self.plan(decision, spec), pool if self.pool_size > 0 else None,
+                             checked_cwd(decision))
 
     def unmet(self, decision: Any, spec: Any) -> Failure | None:
         """A command whose required binds the sandbox cannot give is refused before it runs:
@@ -244,6 +254,12 @@ class Sandbox:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+def checked_cwd(decision: Any) -> DevIno | None:
+    """(st_dev, st_ino) of the working directory as the guard opened it (``Decision.opened``)."""
+    st = (getattr(decision, "opened", None) or {}).get(getattr(decision, "cwd", None))
+    return (st.st_dev, st.st_ino) if st is not None else None
 
 
 def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr: str) -> str | None:

@@ -14,8 +14,14 @@ and its children are done, not after the namespaces are torn down.
 - status (fd 2, write): ``R`` once ready for the hand-over; then ``W <wait status>`` after the
   command ended, or ``E <errno name> <text>`` when it could not be started. Anything else on
   that pipe is bwrap's own diagnostics.
-- control (read): a 4-byte big-endian length, then the argv as NUL-separated bytes. EOF
-  before a full message means "never used": exit 0 at once. After the argv the pipe stays
+- control (read): a 4-byte big-endian length, then NUL-separated fields: the number N of
+  checks, N triples ``base rel dev:ino``, then the argv. Before anything runs, the helper
+  opens each ``rel`` below its ``base`` with ``openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``
+  and checks that it is the inode ``dev:ino``: the first triple is the working directory as
+  the guard checked it (the helper ``fchdir``s there), the others are what the sandbox bound
+  (bwrap's ``--bind-fd`` binds the name it reads back from the descriptor, so a swap during
+  bwrap's setup is caught here). A mismatch (a name swapped since) is reported as
+  ``E ESTALE …`` and nothing runs. EOF before a full message means "never used": exit 0. After the argv the pipe stays
   open: a second 4-byte message is a stop request carrying the grace in milliseconds (SIGTERM
   to the command's process group, SIGKILL after the grace — what the executor does to a
   direct child on a timeout, the output cap or a cancellation), and EOF means SIGKILL now.
@@ -177,6 +183,67 @@ def apply_limits(spec: str, oom_score_adj: int) -> None:
             raise
 
 
+AT_FDCWD = -100
+RESOLVE_NO_SYMLINKS = 0x04
+RESOLVE_BENEATH = 0x08
+SYS_OPENAT2 = 437  # the same number on x86-64 and arm64 (and every other architecture)
+
+
+def openat2(dirfd: int, path: str, flags: int, resolve: int) -> int:
+    """openat2(2) (Linux 5.6; Python 3.11 has no os.openat2): ``resolve`` restricts how the
+    path may be walked — the kernel refuses a symlink or a step above ``dirfd``."""
+    import ctypes
+
+    class OpenHow(ctypes.Structure):
+        _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+    how = OpenHow(flags | os.O_CLOEXEC, 0, resolve)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    fd = libc.syscall(ctypes.c_long(SYS_OPENAT2), ctypes.c_int(dirfd), ctypes.c_char_p(os.fsencode(path)),
+                      ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), path)
+    return fd
+
+
+def open_checked(base: str, rel: str, want: str) -> int:
+    """``rel`` below ``base``, opened without following a symlink and never above ``base``, if
+    it is the inode ``want`` (``dev:ino``); ``OSError(ESTALE)`` when it is another one."""
+    top = openat2(AT_FDCWD, base, os.O_PATH, RESOLVE_NO_SYMLINKS)
+    try:
+        fd = openat2(top, rel, os.O_PATH, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) if rel != "." else os.dup(top)
+    finally:
+        os.close(top)
+    st = os.fstat(fd)
+    if "%d:%d" % (st.st_dev, st.st_ino) != want:
+        os.close(fd)
+        raise OSError(errno.ESTALE, "no longer the one that was checked")
+    return fd
+
+
+def enter_checked(fields: list[bytes]) -> tuple[list[bytes], str | None]:
+    """Run the checks at the head of a hand-over message (see the module docstring) and
+    ``fchdir`` to the first; (argv, None), or (argv, why not)."""
+    count = int(fields[0])
+    checks = [[os.fsdecode(f) for f in fields[1 + 3 * i:4 + 3 * i]] for i in range(count)]
+    argv = fields[1 + 3 * count:]
+    for i, (base, rel, want) in enumerate(checks):
+        where = os.path.normpath(os.path.join(base, rel))
+        try:
+            fd = open_checked(base, rel, want)
+        except OSError as exc:
+            what = "working directory" if i == 0 else "bound path"
+            return argv, "%s %s: %s" % (what, where, exc.strerror)
+        try:
+            if i == 0:
+                os.fchdir(fd)
+        finally:
+            os.close(fd)
+    return argv, None
+
+
 def read_exact(fd: int, n: int) -> bytes | None:
     buf = b""
     while len(buf) < n:
@@ -253,7 +320,12 @@ def main() -> None:
     body = read_exact(control, struct.unpack(">I", head)[0]) if head else None
     if not body:
         os._exit(0)
-    run(body.split(b"\0"), out_fd, err_fd, control)
+    argv, refused = enter_checked(body.split(b"\0"))
+    if refused:
+        os.write(2, ("E ESTALE %s\n" % refused).encode())
+        os.write(err_fd, ("parism sandbox: %s; nothing was run\n" % refused).encode())
+        os._exit(126)
+    run(argv, out_fd, err_fd, control)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ root made read-only → environment → the inner command (the launcher's hand-o
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from parism.sandbox.identity import SWITCH_CAPS
 from parism.sandbox.plan import Plan
@@ -19,10 +20,16 @@ ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
 
 
-def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None = None) -> list[str]:
+def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None = None,
+               fds: Mapping[str, int] | None = None) -> list[str]:
     """Everything after the bwrap binary, ending with ``inner`` (absolute argv).
 
-    ``userns_fds`` (info fd, block fd): the identity-map handshake (identity.MapHandshake)."""
+    ``userns_fds`` (info fd, block fd): the identity-map handshake (identity.MapHandshake).
+    ``fds``: bind sources already opened (path → descriptor, -1 = could not be opened: not
+    bound; see ``launcher.pin_sources``): bound with ``--bind-fd``/``--ro-bind-fd``. bwrap 0.8
+    reads the descriptor's path back and binds that name, so this narrows the window a swap
+    has; the helper's inode checks at hand-over close it (docs/security.md)."""
+    fds = fds or {}
     argv: list[str] = []
     argv += _namespaces(plan, userns_fds)
     argv += ["--die-with-parent", "--new-session", *_caps(plan)]
@@ -32,8 +39,8 @@ def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None 
     # under the identity map bwrap's tmpfs is root's: the command's uid needs a /tmp like the host's
     argv += [*(["--perms", "1777"] if plan.run_as.full_map else []), "--size", str(plan.tmp_bytes), "--tmpfs", "/tmp"]
     for path in plan.ro_paths:
-        argv += [*_parents(plan, path), "--ro-bind-try", path, path]
-    argv += [*_parents(plan, plan.cwd), *_workspace(plan)]
+        argv += [*_parents(plan, path), *_bind(path, fds, read_only=True, optional=True)]
+    argv += [*_parents(plan, plan.cwd), *_workspace(plan, fds)]
     for path in plan.binds:
         argv += [*_parents(plan, path), "--ro-bind-try", path, path]
     for path in plan.mask_files:
@@ -113,12 +120,23 @@ def _system_root(plan: Plan) -> list[str]:
     return out + ["--ro-bind", "/etc", "/etc"]
 
 
-def _workspace(plan: Plan) -> list[str]:
+def _workspace(plan: Plan, fds: Mapping[str, int]) -> list[str]:
     """The working directory; in build it is writable but every .git stays read-only as a whole
     (a mount point cannot be renamed, so ``mv .git`` fails too — notes §2.4)."""
     if not plan.writable:
-        return ["--ro-bind", plan.cwd, plan.cwd]
-    out = ["--bind", plan.cwd, plan.cwd]
+        return _bind(plan.cwd, fds, read_only=True)
+    out = _bind(plan.cwd, fds, read_only=False)
     for path in plan.git_dirs:  # nested and embedded repositories too (guard: Decision.git_dirs)
-        out += ["--ro-bind", path, path]
+        out += _bind(path, fds, read_only=True)
     return out
+
+
+def _bind(path: str, fds: Mapping[str, int], *, read_only: bool, optional: bool = False) -> list[str]:
+    """One bind of ``path`` onto itself: by its descriptor when it was opened (a pinned
+    source that could not be opened is not bound at all), else by name."""
+    if path in fds:
+        fd = fds[path]
+        return [] if fd < 0 else ["--ro-bind-fd" if read_only else "--bind-fd", str(fd), path]
+    if optional:
+        return ["--ro-bind-try", path, path]
+    return ["--ro-bind" if read_only else "--bind", path, path]

@@ -68,21 +68,26 @@ class RunAs:
         return self.switch or self.full_map
 
 
-def choose(cwd: str, unprivileged_uid: int = NOBODY, euid: int | None = None, full_map: bool = False) -> RunAs:
+def choose(cwd: str, unprivileged_uid: int = NOBODY, euid: int | None = None, full_map: bool = False,
+           st: os.stat_result | None = None) -> RunAs:
     """Apply the four rules above to the (realpath) working directory; ``full_map``: a root
-    server whose bwrap can wait for a map (``--userns-block-fd``) gets the identity map."""
+    server whose bwrap can wait for a map (``--userns-block-fd``) gets the identity map.
+
+    ``st``: the directory as the guard opened it. The rule is then decided on that inode — the
+    one the sandbox runs the command in — so a name swapped for a root-owned private directory
+    in between cannot select ``root_masked`` for a workspace the caller controls."""
     euid = os.geteuid() if euid is None else euid
     if euid != 0:
         return RunAs(euid, os.getegid(), "server_user", False)
     full_map = full_map and os.path.exists(SETPRIV)
     try:
-        owner = os.stat(cwd).st_uid
+        owner = (st or os.stat(cwd)).st_uid
     except OSError:
         owner = 0
     if owner != 0:
         return RunAs(owner, primary_gid(owner), "workspace_owner", not full_map, full_map)
     gid = primary_gid(unprivileged_uid)
-    if can_list(cwd, unprivileged_uid, gid):
+    if can_list(cwd, unprivileged_uid, gid, st):
         return RunAs(unprivileged_uid, gid, "unprivileged_uid", not full_map, full_map)
     return RunAs(0, 0, "root_masked", False, full_map)
 
@@ -166,20 +171,22 @@ def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
     return bits & want == want
 
 
-def can_list(path: str, uid: int, gid: int) -> bool:
+def can_list(path: str, uid: int, gid: int, st: os.stat_result | None = None) -> bool:
     """Whether ``uid``/``gid`` can reach ``path`` (x on every ancestor) and list it (r+x)."""
-    return can_read(path, uid, gid, directory=True)
+    return can_read(path, uid, gid, directory=True, st=st)
 
 
-def can_read(path: str, uid: int, gid: int, directory: bool | None = None) -> bool:
-    """Whether ``uid``/``gid`` can reach ``path`` and read it (a directory: list it).
+def can_read(path: str, uid: int, gid: int, directory: bool | None = None,
+             st: os.stat_result | None = None) -> bool:
+    """Whether ``uid``/``gid`` can reach ``path`` and read it (a directory: list it); ``st``:
+    the path's own status when already known (opened by the guard).
 
     Mode bits only: an ACL granting more is ignored, which errs towards the stricter rule."""
     real = os.path.realpath(path)
     parts = [p for p in real.split("/") if p]
     ancestors = ["/" + "/".join(parts[:i]) for i in range(len(parts))]
     try:
-        st = os.stat(real)
+        st = st or os.stat(real)
         is_dir = stat.S_ISDIR(st.st_mode) if directory is None else directory
         return (all(_allows(os.stat(a), uid, gid, 1) for a in ancestors)
                 and _allows(st, uid, gid, 5 if is_dir else 4))

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO
 import psutil
 
 from parism.proctree import KILL_GRACE_S
+from parism.sandbox._helper import AT_FDCWD, RESOLVE_NO_SYMLINKS, openat2
 from parism.sandbox.bwrap import build_argv
 from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
@@ -116,6 +117,54 @@ class SandboxError(OSError):
     """bwrap could not build the sandbox; the message is its own diagnostics."""
 
 
+DevIno = tuple[int, int]
+
+
+def pin_sources(plan: Plan) -> dict[str, int]:
+    """Open the working directory, its .git directories and the allowed paths once, without following a
+    symlink anywhere in their (already realpath'd) names: bwrap binds these descriptors.
+
+    A name that became a symlink since it was planned is refused for the working directory and
+    a .git (``SandboxError``) and left unbound for an allowed path (-1): nothing is ever
+    bound through a symlink an agent may have planted."""
+    fds: dict[str, int] = {}
+    try:
+        for path in (plan.cwd, *plan.git_dirs, *plan.ro_paths):
+            if path in fds:
+                continue
+            try:
+                fds[path] = openat2(AT_FDCWD, path, os.O_PATH, RESOLVE_NO_SYMLINKS)
+            except OSError as exc:
+                if path == plan.cwd or path in plan.git_dirs:
+                    raise SandboxError(exc.errno or errno.EIO,
+                                       f"cannot open {path} without following a symlink: {exc.strerror}") from exc
+                fds[path] = -1
+    except BaseException:
+        close_all(fds)
+        raise
+    return fds
+
+
+def _dev_ino(fd: int) -> DevIno:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def close_all(fds: dict[str, int]) -> None:
+    for fd in fds.values():
+        if fd >= 0:
+            os.close(fd)
+    fds.clear()
+
+
+def cwd_root(plan: Plan) -> tuple[str, str]:
+    """(root, rel): the outermost bound allowed path holding the working directory (or the
+    working directory itself) and the cwd relative to it — where the helper walks from."""
+    holders = [p for p in plan.ro_paths if plan.cwd.startswith(p.rstrip("/") + "/")]
+    root = min(holders, key=len) if holders else plan.cwd
+    return root, os.path.relpath(plan.cwd, root)
+
+
 class _StatusPipe:
     """The read end of the status pipe: the helper's R/W/E lines and bwrap's diagnostics."""
 
@@ -172,17 +221,35 @@ class Prepared:
         inherited = (control_r, out_w, err_w, *(handshake.child_fds if handshake else ()))
         source_fd = helper_source_fd()
         inner = helper_command(plan, source_fd, control_r, out_w, err_w)
-        options = build_argv(plan, inner, handshake.child_fds if handshake else None)[: -len(inner) - 1]
+        try:
+            pins = pin_sources(plan)
+        except BaseException:
+            for fd in (*inherited, self._control_w, status_r, status_w, out_r, err_r):
+                os.close(fd)
+            if handshake:
+                handshake.close()
+            raise
+        # what this sandbox binds: the pinned inodes (the rest by name, as planned)
+        self.pinned = {path: _dev_ino(fd) for path, fd in pins.items() if fd >= 0}
+        sources = (plan.cwd, *plan.git_dirs, *plan.ro_paths, *plan.binds)
+        self.fingerprint = tuple(self.pinned.get(p, by_name) for p, by_name in zip(sources, plan.fingerprint()))
+        self.cwd_id: DevIno = self.pinned[plan.cwd]
+        try:
+            options = build_argv(plan, inner, handshake.child_fds if handshake else None,
+                                 pins)[: -len(inner) - 1]  # everything before "--"
+            args_fd = options_fd(options)
+        except BaseException:
+            close_all(pins)
+            raise
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
-        args_fd = options_fd(options)
         argv = [*(self.cgroup.wrapper() if self.cgroup else []), *oom_prefix(plan.oom_score_adj), *drop,
                 plan.bwrap, "--args", str(args_fd), "--", *inner]
         try:
             self.proc = subprocess.Popen(
                 argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=status_w, start_new_session=True, close_fds=True,
-                pass_fds=(*inherited, source_fd, args_fd), **popen_user,
+                pass_fds=(*inherited, source_fd, args_fd, *(fd for fd in pins.values() if fd >= 0)), **popen_user,
             )
         except BaseException:
             for fd in (self._control_w, status_r, out_r, err_r):
@@ -195,6 +262,7 @@ class Prepared:
         finally:
             for fd in (*inherited, status_w, args_fd):
                 os.close(fd)
+            close_all(pins)
         if handshake:
             try:
                 handshake.complete()
@@ -203,7 +271,6 @@ class Prepared:
         self.outer = _pidfd(self.proc.pid)
         self.inner: int | None = None
         self.on_end: Callable[[], None] | None = None  # the pool's refill trigger
-        self.fingerprint = plan.fingerprint()
         self.status = _StatusPipe(status_r)
         self.stdout: BinaryIO = os.fdopen(out_r, "rb")
         self.stderr: BinaryIO = os.fdopen(err_r, "rb")
@@ -214,8 +281,11 @@ class Prepared:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def current(self) -> bool:
-        """Still alive, and its bind sources are still the inodes it bound."""
+    def current(self, cwd_id: DevIno | None = None) -> bool:
+        """Still alive, its bind sources are still the inodes it bound, and its working
+        directory is ``cwd_id`` (the one the guard checked) when given."""
+        if cwd_id is not None and cwd_id != self.cwd_id:
+            return False
         return self.alive and self.fingerprint == self.plan.fingerprint()
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
@@ -236,8 +306,11 @@ class Prepared:
                 code = None
         raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {code}")
 
-    def handover(self, argv: list[str]) -> "SandboxStarted":
-        """Send the argv; the sandbox is spent from here on, whatever happens."""
+    def handover(self, argv: list[str], cwd_id: DevIno | None = None) -> "SandboxStarted":
+        """Send the argv; the sandbox is spent from here on, whatever happens.
+
+        The helper runs it only in the directory ``cwd_id`` (the guard's; by default the one
+        this sandbox bound), reached below its allowed root without a symlink."""
         if self.used:
             raise RuntimeError("a pre-started sandbox serves exactly one command")
         self.used = True
@@ -246,7 +319,11 @@ class Prepared:
         except SandboxError:
             self.discard()
             raise
-        body = b"\0".join(os.fsencode(a) for a in argv)
+        root, rel = cwd_root(self.plan)
+        checks = [(root, rel, cwd_id or self.cwd_id), *((path, ".", id_) for path, id_ in self.pinned.items())]
+        fields = [str(len(checks)), *(f for base, rel_, (dev, ino) in checks for f in (base, rel_, f"{dev}:{ino}")),
+                  *argv]
+        body = b"\0".join(os.fsencode(a) for a in fields)
         try:
             os.write(self._control_w, struct.pack(">I", len(body)) + body)
         except OSError:
@@ -415,7 +492,8 @@ class SandboxStarted:
             if kind == "W" and rest.isdigit():
                 return os.waitstatus_to_exitcode(int(rest))
             if kind == "E":
-                self.spawn_error = rest
+                name, _, text = rest.partition(" ")
+                self.spawn_error = f"{name}: {text}"  # the executor's "ENAME: message"
                 return 127
         return None
 

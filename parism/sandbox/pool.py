@@ -19,7 +19,8 @@ before it, where two sandboxes starting side by side overlap.)
 
 Bounds: ``per_plan`` ready entries for at most ``max_plans`` plans (least recently used plan
 evicted); an entry older than ``max_age_s``, or whose bind sources are no longer the inodes it
-bound (a directory deleted and recreated), is replaced by a cold start.
+bound (a directory deleted and recreated), or whose working directory is not the inode the
+guard checked, is replaced by a cold start.
 ``close`` kills every unused entry; it runs at interpreter exit too. If the server dies
 without closing, each helper reads EOF on its control pipe and exits, ending its sandbox.
 """
@@ -32,7 +33,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 
-from parism.sandbox.launcher import Prepared
+from parism.sandbox.launcher import DevIno, Prepared
 from parism.sandbox.plan import Plan
 
 REFILL_DELAY_S = 0.025  # measured: started at once, the refill slowed the end of its own call (parse, reply)
@@ -57,12 +58,13 @@ class Pool:
         self._thread.start()
         atexit.register(self.close)
 
-    def take(self, plan: Plan) -> Prepared:
-        """A ready sandbox for ``plan`` (pooled if one is alive and fresh, else started now).
+    def take(self, plan: Plan, cwd_id: DevIno | None = None) -> Prepared:
+        """A ready sandbox for ``plan`` (pooled if one is alive and fresh and bound the working
+        directory ``cwd_id`` — the inode the guard checked —, else started now).
 
         The refill is queued when the command is over (not at take): started during the call
         it would compete with the command for the CPU."""
-        entry = self._pop(plan)
+        entry = self._pop(plan, cwd_id)
         self._late = entry is None
         if entry is not None:
             self.hits += 1
@@ -72,14 +74,14 @@ class Pool:
         entry.on_end = lambda: None if self._closed.is_set() else self._todo.put((plan, time.monotonic()))
         return entry
 
-    def _pop(self, plan: Plan) -> Prepared | None:
+    def _pop(self, plan: Plan, cwd_id: DevIno | None) -> Prepared | None:
         stale: list[Prepared] = []
         found: Prepared | None = None
         with self._lock:
             ready = self._ready.get(plan)
             while ready and found is None:
                 born, entry = ready.popleft()
-                if time.monotonic() - born < self.max_age_s and entry.current():
+                if time.monotonic() - born < self.max_age_s and entry.current(cwd_id):
                     found = entry
                 else:
                     stale.append(entry)
