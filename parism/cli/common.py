@@ -37,3 +37,8 @@ def add_command_operand(parser: argparse.ArgumentParser) -> None:
 def command_of(ns: argparse.Namespace) -> tuple[str, list[str]]:
     argv: list[str] = ns.argv
     return argv[0], argv[1:]
+
+
+def split_command(words: list[str]) -> list[str]:
+    """The seed's rule (contract §18): one word is split on spaces, several are taken as they are."""
+    return words[0].split() if len(words) == 1 else list(words)

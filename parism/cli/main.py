@@ -10,10 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from parism.cli import config_cmd, describe, dry_run, packs, parse, policy, run, serve
+from parism.cli import (
+    config_cmd, describe, dry_run, eval_cmd, inspect_cmd, packs, parse, policy, run, serve,
+)
 from parism.cli.common import EXIT_USAGE
 
-_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy, packs)
+_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy, packs, inspect_cmd, eval_cmd)
 
 
 class _VersionAction(argparse.Action):

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parism.cli.common import EXIT_NOT_OK, EXIT_OK, EXIT_USAGE
+from parism.cli.common import EXIT_NOT_OK, EXIT_OK, EXIT_USAGE, split_command
 
 HOME_PACKS = "~/.parism/parsers"
 HOME_FIXTURES = "~/.parism/fixtures"
@@ -60,7 +60,7 @@ def capture(ns: argparse.Namespace) -> int:
     import parism
     from parism.redact.capture import sanitize_capture
 
-    argv = ns.command[0].split() if len(ns.command) == 1 else list(ns.command)
+    argv = split_command(ns.command)
     engine = parism.create_engine(ns.config)
     try:
         env = engine.run(argv[0], argv[1:], format="json")
