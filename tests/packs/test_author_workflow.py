@@ -80,6 +80,10 @@ def test_capture_init_test_add(home: Path, tmp_path: Path) -> None:
     added = cli(home, "add", str(EXAMPLE))
     assert added.returncode == 0 and "[guard.command_policies.ip]" in added.stdout, added.stdout
     assert (home / ".parism" / "parsers" / "ip" / "parser.py").is_file()
+    shown = cli(home, "inspect", "--json", "ip -br addr")  # inspect shows the added pack's reading
+    assert shown.returncode == 0, shown.stderr
+    parsed = json.loads(shown.stdout)["views"]["parsed"]["value"]
+    assert sorted(i["name"] for i in parsed["interfaces"]) == sorted(os.listdir("/sys/class/net"))
 
 
 @pytest.fixture
