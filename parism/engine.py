@@ -250,6 +250,9 @@ class Engine:
         prep = self._prepare(req)
         if isinstance(prep, Envelope):
             return prep
+        early = self.finisher.early_refusal(req)
+        if early is not None:
+            return self._no_process(req, prep.decision.cwd, early)
         ran = self._execute(prep, cancel, self._stdout_cap())
         if isinstance(ran, Envelope):
             return ran

@@ -181,6 +181,31 @@ class Omission(WireModel):
     next_cursor: str | None = None
 
 
+class BudgetReport(WireModel):
+    """What a ``budget`` measured (contract §12.2): the flat seed fields and upstream's."""
+
+    requested: dict[str, Any]
+    max_tokens: int
+    measured_tokens: int
+    budget_met: bool
+    tokenizer_id: str
+    tokenizer_version: str
+    tokenizer_exact: bool
+    tokenizer_scope: str
+
+
+class Continuation(WireModel):
+    """Where the rest of a budget-cut answer is: a cursor for ``fetch_result`` (retained), or
+    ``retained: false`` with the ways that exist (re-run with ``retain``, ``run_paged``)."""
+
+    result_id: str | None = None
+    cursor: str | None = None
+    retained: bool | None = None
+    rows_left: int
+    total: int
+    hint: str | None = None
+
+
 class Envelope(WireModel):
     """The response of ``run``, ``run_paged`` and ``parse`` (contract §5)."""
 
@@ -203,6 +228,9 @@ class Envelope(WireModel):
     review: Review | None = None
     omission: list[Omission] | None = None
     regex_engine: RegexEngineReport | None = None
+    budget: BudgetReport | None = None
+    continuation: Continuation | None = None
+    view: Literal["lean"] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """The same dict as ``model_dump(mode="json")``, with ``parsed`` converted on its own.

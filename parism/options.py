@@ -109,6 +109,10 @@ class RunOptions(CallOptions):
     def projection_requested(self) -> bool:
         return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))
 
+    def adaptive_allowed(self) -> bool:
+        """§6.4: evidence and budget turn the adaptive compact form off (pointers must resolve)."""
+        return self.budget is None and self.evidence == "none"
+
     def query(self) -> dict[str, Any]:
         """The part of the call a cursor is bound to (JSON data, stable key order)."""
         return self.model_dump(mode="json", include={"select", "where", "sort_by", "limit", "array", "budget"})

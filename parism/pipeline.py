@@ -34,7 +34,7 @@ from parism.envelope import (
     Telemetry,
 )
 from parism.executor import Capture
-from parism.paging import Page
+from parism.paging import Page, split_lines
 from parism.parsers import registry
 from parism.parsers.osinfo import normalize_os
 from parism.redact.echo import Echo
@@ -43,6 +43,9 @@ from parism.sandbox import network_hint
 from parism.shape import shape
 from parism.store.results import ResultStore
 from parism.store.service import SCHEMA_VERSION, option
+from parism.shape.answer import budgeted, row_key, unretained
+from parism.shape.budget import precheck as budget_precheck
+from parism.shape.project import precheck, project, projection_omission
 from parism.truth import Corrected, correct
 
 
@@ -128,6 +131,20 @@ class Finisher:
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
         self.results: Any = None  # parism.store.service.Results, set by the engine
 
+    # -- before running ------------------------------------------------------------------
+
+    def early_refusal(self, req: Any) -> Failure | None:
+        """What the call's projection can be refused for before the command runs: operator
+        values, and fields the parser's declared row fields do not have (§3.3)."""
+        opts = req.opts
+        if opts is None:
+            return None
+        too_small = budget_precheck(opts.budget)
+        if too_small is not None or not opts.projection_requested():
+            return too_small
+        parser = registry.parser_for(req.cmd, req.args, self.os)
+        return precheck(opts, parser.rows_key if parser else None, parser.row_fields if parser else ())
+
     # -- stage: redact ------------------------------------------------------------------
 
     def redact(self, req: Any, decision: Any, launcher: Any, cap: Capture, fs: FsDiff | None,
@@ -178,14 +195,32 @@ class Finisher:
         t0 = time.monotonic()
         body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran))
         parse_ms = (time.monotonic() - t0) * 1000
+        shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
-            ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal,
+            ok=failure is None and not shaping_refused, exitCode=exit_code_of(cap), signal=cap.signal,
             cmd=req.cmd, args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
             diff=ran.diff, truncated=True if cap.stdout_truncated else None,
             failure=self._masked(req, body.failure), omission=(ran.omissions + body.omissions) or None,
         )
-        return self._extras(env, ran, body, parse_ms)
+        env = self._extras(env, ran, body, parse_ms)
+        env.view = body.view
+        opts = req.opts
+        raw_lines, page_size = len(split_lines(ran.stdout_text)), self.cfg.settings.guard.default_page_size
+        cut = next((o for o in env.omission or () if o.reason == "max_items"), None)
+        if cut is not None and cut.rows_total is not None and cut.rows_returned is not None:
+            env.continuation = unretained(cut.rows_total, cut.rows_returned, raw_lines, page_size, "guard.max_items")
+        if opts is None or opts.budget is None:
+            return env
+        result_id, retained = self._retention(env, req)
+        return budgeted(env, row_key(env.stdout.parsed, body.rows_key), opts.budget, query=opts.query(),
+                        result_id=result_id, retained=retained, raw_lines=raw_lines, page_size=page_size)
+
+    def _retention(self, env: Envelope, req: Any) -> tuple[str | None, bool]:
+        """(result_id, retained) of this answer: a continuation cursor needs both. A ``retain``
+        call is stored after shaping (``store.service``), so its cursor is signed here already."""
+        result_id = env.review.result_id if env.review else None
+        return result_id, bool(option(req, "retain", False) and result_id)
 
     def page_envelope(self, ran: Ran, pg: Page, info: PageInfo, byte_cap: int) -> Envelope:
         """``run_paged``: no parser; the page is a slice of the masked stdout."""
@@ -250,14 +285,31 @@ class Finisher:
             fixed = ids(parsed)
             parsed, id_warnings = fixed.parsed, fixed.warnings
         body.parsed = parsed  # what the result store keeps: the full value before shaping
-        # evidence needs pointers into plain JSON: no adaptive compact form (contract §6.4)
-        requested = req.format or ("json" if option(req, "evidence", "none") != "none" else None)
-        shaped = shape(parsed, requested=requested,
-                       rows_key=outcome.parser.rows_key if outcome.parser else None,
-                       max_items=self.cfg.settings.guard.max_items,
-                       thresholds=self._thresholds)
-        body.stdout = OutputField(raw=text if shaped.keep_raw else "", parsed=shaped.parsed)
-        body.omissions, body.warnings = shaped.omissions, id_warnings + shaped.warnings
+        parser = outcome.parser
+        rows_key = parser.rows_key if parser else None
+        opts = req.opts
+        # a budget pages every row (continuation); max_items would lose the ones past it
+        max_items = 0 if opts is not None and opts.budget is not None else self.cfg.settings.guard.max_items
+        value, projected = parsed, None
+        if opts is not None and opts.projection_requested():
+            projected = project(value, opts, rows_key, parser.row_fields if parser else (), max_items)
+            if isinstance(projected, Failure):
+                body.failure = exec_fail or projected
+                return body
+            value, rows_key, max_items = projected.parsed, projected.key or rows_key, 0
+            body.omissions.extend(projection_omission(projected))
+        plain = opts is None or opts.adaptive_allowed()
+        requested = req.format if plain else (req.format or "json")
+        shaped = shape(value, requested=requested, rows_key=rows_key, max_items=max_items,
+                       thresholds=self._thresholds,
+                       lean_id=parser.id if parser and opts is not None and plain and projected is None else None,
+                       args=req.args)
+        body.view = shaped.view
+        body.rows_key = rows_key
+        keep_raw = shaped.keep_raw and projected is None  # projection replaces raw (§11)
+        body.stdout = OutputField(raw=text if keep_raw else "", parsed=shaped.parsed)
+        body.omissions.extend(shaped.omissions)
+        body.warnings = id_warnings + shaped.warnings
         if shaped.lossless_failure is not None:
             body.lossless = False
             body.failure = exec_fail or Failure(kind="parse", reason="representation_not_lossless",
@@ -332,3 +384,5 @@ class Body:
     warnings: list[str] = field(default_factory=list)
     lossless: bool = True
     parsed: Any = None  # the parsed value after host-side id correction, before shaping
+    rows_key: str | None = None  # the row array of the shaped value (projected or declared)
+    view: str | None = None  # "lean": the lean default answer (docs/envelope.md)

@@ -183,6 +183,20 @@ def native_json(text: str) -> Any | None:
     return {"rows": rows} if rows else None
 
 
+def parser_for(cmd: str, args: list[str], os: str) -> Parser | None:
+    """The parser that will read this call's output, known before it runs: None when there is
+    none, the arguments are outside its contract, or they ask for JSON (passthrough decides)."""
+    root = get_parser(cmd)
+    if root is None:
+        return None
+    parser, sub_args, problem = resolve(root, args)
+    if problem is not None or parser.parse is None or os not in parser.os:
+        return None
+    if parser.json_output is not None and parser.json_output(list(args)):
+        return None
+    return parser if parser.contract.check(sub_args)[1] is None else None
+
+
 def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool = False,
           now_year: int | None = None) -> ParseOutcome:
     root = lookup(cmd)

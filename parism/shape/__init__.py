@@ -8,10 +8,12 @@ entries; a compaction that would lose data leaves the value alone and reports
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from parism.envelope import Omission
+from parism.shape import lean
 from parism.shape.adaptive import choose
 from parism.shape.compact import compact
 from parism.shape.limits import cut
@@ -27,12 +29,21 @@ class Shaped:
     omissions: list[Omission] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for review.warnings
     lossless_failure: str | None = None  # message when compaction was refused
+    view: str | None = None  # "lean" when the lean default answer was given
 
 
 def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items: int,
-          thresholds: dict[str, int] | None) -> Shaped:
+          thresholds: dict[str, int] | None, lean_id: str | None = None,
+          args: Sequence[str] = ()) -> Shaped:
+    """``lean_id``: the parser's id when the call allows the lean default (no format, projection,
+    budget or evidence); parsers :mod:`parism.shape.lean` knows get that answer."""
     value, omission = cut(parsed, rows_key, max_items)
     out = Shaped(parsed=value, keep_raw=True, omissions=[omission] if omission else [])
+    if requested is None and lean_id is not None and lean.applies(lean_id):
+        out.parsed, out.view = lean.lean(value, lean_id), "lean"
+        out.keep_raw = not lean.replaces_raw(value, lean_id, args)
+        out.warnings.append("format_adapted:lean")
+        return out
     choice = choose(requested, value, thresholds)
     if choice.drop_raw:
         out.keep_raw = False

@@ -98,7 +98,7 @@ def test_usage_errors_exit_2(work: Path, argv: list[str]) -> None:
 
 def test_run_ok_exit_0_compact_json(work: Path) -> None:
     (work / "hello.txt").write_text("hi\n")
-    done = cli(work, "run", "--", "ls", "-la")
+    done = cli(work, "run", "--format", "json", "--", "ls", "-la")  # the seed's shape (default: lean)
     assert done.returncode == 0, done.stderr
     env = envelope(done)
     assert env["ok"] is True and env["exitCode"] == 0

@@ -69,7 +69,7 @@ async def test_modern_era_client_gets_the_same_tools_and_envelopes(workdir: Path
         assert client.protocol_version == "2026-07-28"
         assert "describe" in (client.instructions or "")
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
-        result = await client.call_tool("run", {"cmd": "ls", "args": ["-a"]})
+        result = await client.call_tool("run", {"cmd": "ls", "args": ["-a"], "format": "json"})
         env = payload(result)
         assert result.is_error is False and env["ok"] is True
         assert {".", ".."} <= set(env["stdout"]["raw"].split())
@@ -132,7 +132,7 @@ async def test_run_hints_follow_the_profile_network_grants(workdir: Path) -> Non
 async def test_run_ls_la_parses_the_real_directory(session: ClientSession, workdir: Path) -> None:
     (workdir / "alpha.txt").write_text("12345")
     (workdir / "beta").mkdir()
-    result = await session.call_tool("run", {"cmd": "ls", "args": ["-la"]})
+    result = await session.call_tool("run", {"cmd": "ls", "args": ["-la"], "format": "json"})  # seed shape
     env = payload(result)
     assert result.is_error is False
     assert env["ok"] is True and env["exitCode"] == 0

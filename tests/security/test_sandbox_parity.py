@@ -172,7 +172,8 @@ def pair(results: dict, workspace: Path, route: str, profile: str) -> tuple[dict
 def rows(parsed: Any, key: str) -> list[dict[str, Any]]:
     value = (parsed or {}).get(key) or []
     if isinstance(value, dict) and "schema" in value:
-        return [dict(zip(value["schema"], r)) for r in value["rows"]]
+        same = value.get("same", {})  # the lean default answer's shared columns (docs/envelope.md)
+        return [{**{k: v for k, v in zip(value["schema"], r) if v is not None}, **same} for r in value["rows"]]
     return list(value)
 
 

@@ -1,0 +1,136 @@
+"""The lean default answer: with no format chosen, the model reads no more tokens than the raw text.
+
+Measured (docs/envelope.md, ``scripts/bench_tokens.py``): the full parsed rows cost 1.3–2.5× the
+raw text in o200k tokens, and raw repeated beside them doubles that.  Three lossless steps bring
+the answer of the parsers listed in :data:`DERIVED` under the raw text:
+
+1. **Raw is not repeated**: these parsers restate every printed value of their rows (a test
+   checks every word of the real fixtures' data lines against the lean rows), so the parsed
+   value replaces raw — unless the parse reported doubts (``warnings``, ``unresolved``) or the
+   arguments ask for a form the rows only partly restate (:data:`PARTIAL_WITH`).
+2. **Derived fields are left to an explicit view**: a field computed from another printed field
+   of the same row (``ls``: ``type``, ``permissions``, ``mode_octal``… from ``mode``,
+   ``modified_at`` from ``modified_raw``) is dropped from that row; ``format: "json"`` (the
+   seed's shape) or ``select`` returns it.
+3. **Folded tables with shared values**: every top-level array of objects becomes ``{schema,
+   same, rows}``, where ``same`` holds the columns whose value is identical in every row (owner
+   and group of a listing, the author of a one-person log); columns some rows lack come last
+   and a row ends at its last value (a row shorter than ``schema`` lacks the remaining fields).
+   :func:`expand` restores the rows.
+
+Parsers not listed keep the adaptive behaviour (§6.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from parism.shape.compact import compact
+
+#: parser id → {derived field: the printed field of the same row it is computed from}.
+DERIVED: dict[str, dict[str, str]] = {
+    "ls": {"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode",
+           "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size"},
+    "ps": {},
+    "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
+    "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},
+}
+
+#: Keys of a parsed value that say the parse is not a full restatement of the text.
+DOUBTS = ("warnings", "unresolved")
+
+
+def applies(parser_id: str | None) -> bool:
+    return parser_id in DERIVED
+
+
+#: parser id → arguments under which its rows do not restate every printed value (raw is kept):
+#: ``git log --stat`` prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
+#: patch and name forms are not checked word by word against real output (yet), so raw stays.
+PARTIAL_WITH: dict[str, tuple[str, ...]] = {"git-log": (
+    "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
+    "--full-diff", "--notes", "--show-notes")}
+
+
+def replaces_raw(parsed: Any, parser_id: str, args: Sequence[str] = ()) -> bool:
+    """The lean value carries everything raw does (no parse doubts, no partial form)."""
+    partial = PARTIAL_WITH.get(parser_id, ())
+    if any(a == p or a.startswith(p + "=") for a in args for p in partial):
+        return False
+    return isinstance(parsed, dict) and not any(parsed.get(k) for k in DOUBTS)
+
+
+def lean(parsed: Any, parser_id: str) -> Any:
+    """Drop derived fields, then fold every array of objects into ``{schema, same, rows}``.  An
+    array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent")."""
+    if not isinstance(parsed, dict):
+        return parsed
+    derived = DERIVED[parser_id]
+    slim = {k: [_slim(r, derived) for r in v] if isinstance(v, list) and derived else v for k, v in parsed.items()}
+    folded = compact(slim)
+    if not folded.ok:
+        return slim
+    out: dict[str, Any] = {}
+    for key, value in folded.value.items():
+        rows = slim[key]
+        if value is rows or not isinstance(rows, list) or len(rows) < 2 or _has_null(rows):
+            out[key] = rows
+        else:
+            out[key] = _share(value)
+    return out
+
+
+def expand(value: Any) -> Any:
+    """The rows of a lean (or compact) value as objects again: ``expand(lean(v)) == slim(v)``."""
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, table in value.items():
+        if isinstance(table, dict) and isinstance(table.get("schema"), list) and isinstance(table.get("rows"), list):
+            same, schema = table.get("same", {}), table["schema"]
+            out[key] = [{**{k: v for k, v in zip(schema, row) if v is not None}, **same} for row in table["rows"]]
+        else:
+            out[key] = table
+    return out
+
+
+def _slim(row: Any, derived: dict[str, str]) -> Any:
+    if not isinstance(row, dict):
+        return row
+    return {k: v for k, v in row.items() if derived.get(k) not in row}
+
+
+def _has_null(rows: list[Any]) -> bool:
+    return any(v is None for r in rows if isinstance(r, dict) for v in r.values())
+
+
+def _share(table: dict[str, Any]) -> dict[str, Any]:
+    """Move the columns with one value in every row (no null: that is a missing key) to ``same``;
+    put the columns some rows lack last (fewest gaps first) and end each row at its last value,
+    so a field few rows have (a symlink's ``target``) costs nothing in the others."""
+    schema, rows = table["schema"], table["rows"]
+    columns = list(zip(*rows))
+    shared = [i for i, column in enumerate(columns) if _constant(column)]
+    gaps = [column.count(None) for column in columns]
+    keep = sorted((i for i in range(len(schema)) if i not in set(shared)), key=lambda i: (gaps[i] > 0, gaps[i]))
+    out: dict[str, Any] = {"schema": [schema[i] for i in keep]}
+    if shared:
+        out["same"] = {schema[i]: rows[0][i] for i in shared}
+    out["rows"] = [_trimmed([row[i] for i in keep]) for row in rows]
+    return out
+
+
+def _trimmed(row: list[Any]) -> list[Any]:
+    end = len(row)
+    while end and row[end - 1] is None:
+        end -= 1
+    return row[:end] if end < len(row) else row
+
+
+def _constant(column: tuple[Any, ...]) -> bool:
+    first = column[0]
+    if first is None:
+        return False
+    kind = type(first)
+    return all(type(v) is kind and v == first for v in column)
