@@ -174,7 +174,7 @@ def test_each_line_gets_exactly_the_answer_it_is_owed(raw: RawServer, kind: str,
 def test_the_server_still_answers_a_valid_call_after_the_corpus(raw: RawServer) -> None:
     for _, line, expected in CORPUS:
         raw.probe(line, wait_for=expected[-1] if expected is not None else None)
-    answer = raw.request("tools/call", {"name": "run", "arguments": {"cmd": "ls", "args": ["-a"]}})
+    answer = raw.request("tools/call", {"name": "run", "arguments": {"cmd": "ls", "args": ["-a"], "format": "json"}})
     result = answer["result"]
     assert result["isError"] is False and result["structuredContent"]["exitCode"] == 0
     assert {".", ".."} <= set(result["structuredContent"]["stdout"]["raw"].split())
