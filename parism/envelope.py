@@ -230,7 +230,6 @@ class Envelope(WireModel):
     regex_engine: RegexEngineReport | None = None
     budget: BudgetReport | None = None
     continuation: Continuation | None = None
-    view: Literal["lean"] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """The same dict as ``model_dump(mode="json")``, with ``parsed`` converted on its own.

@@ -204,7 +204,6 @@ class Finisher:
             failure=self._masked(req, body.failure), omission=(ran.omissions + body.omissions) or None,
         )
         env = self._extras(env, ran, body, parse_ms)
-        env.view = body.view
         opts = req.opts
         raw_lines, page_size = len(split_lines(ran.stdout_text)), self.cfg.settings.guard.default_page_size
         cut = next((o for o in env.omission or () if o.reason == "max_items"), None)
@@ -304,7 +303,6 @@ class Finisher:
                        thresholds=self._thresholds,
                        lean_id=parser.id if parser and opts is not None and plain and projected is None else None,
                        args=req.args)
-        body.view = shaped.view
         body.rows_key = rows_key
         keep_raw = shaped.keep_raw and projected is None  # projection replaces raw (§11)
         body.stdout = OutputField(raw=text if keep_raw else "", parsed=shaped.parsed)
@@ -385,4 +383,3 @@ class Body:
     lossless: bool = True
     parsed: Any = None  # the parsed value after host-side id correction, before shaping
     rows_key: str | None = None  # the row array of the shaped value (projected or declared)
-    view: str | None = None  # "lean": the lean default answer (docs/envelope.md)

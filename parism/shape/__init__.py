@@ -29,7 +29,6 @@ class Shaped:
     omissions: list[Omission] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # for review.warnings
     lossless_failure: str | None = None  # message when compaction was refused
-    view: str | None = None  # "lean" when the lean default answer was given
 
 
 def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items: int,
@@ -40,7 +39,7 @@ def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items
     value, omission = cut(parsed, rows_key, max_items)
     out = Shaped(parsed=value, keep_raw=True, omissions=[omission] if omission else [])
     if requested is None and lean_id is not None and lean.applies(lean_id):
-        out.parsed, out.view = lean.lean(value, lean_id), "lean"
+        out.parsed = lean.lean(value, lean_id)
         out.keep_raw = not lean.replaces_raw(value, lean_id, args)
         out.warnings.append("format_adapted:lean")
         return out

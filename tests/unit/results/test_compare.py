@@ -56,7 +56,7 @@ def test_different_subjects_are_refused(make_engine, tmp_path: Path) -> None:
     engine = make_engine()
     a = engine.run("git", ["status", "--porcelain"], cwd=str(repo), retain=True)
     b = engine.run("git", ["log", "-n", "1"], cwd=str(repo), retain=True)
-    c = engine.run("ls", ["-la"], cwd=str(repo), retain=True)
+    c = engine.run("ls", ["-la"], cwd=str(repo), retain=True, format="json")
     ab = engine.compare_results(a.review.result_id, b.review.result_id)  # type: ignore[union-attr]
     assert not ab.comparable and ab.refusal_reason == "different_subject"
     assert ab.refusals.reasons[0].startswith("different arguments")  # type: ignore[union-attr]
