@@ -58,6 +58,7 @@ from parism.fsdiff import diff, snapshot
 from parism.options import (
     CompareOptions,
     ExplainOptions,
+    FetchOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -177,6 +178,15 @@ class Engine:
 
     # -- the result tools (read-only: nothing is executed) --------------------------------
 
+    def fetch_result(self, result_id: str, cursor: str) -> Envelope:
+        """The next page of a retained result that a budget or ``max_items`` cut (contract
+        §12.3): from the stored copy, never re-running; ``continuation.cursor`` is absent on
+        the last page."""
+        opts = build(FetchOptions, {"result_id": result_id, "cursor": cursor})
+        if isinstance(opts, OptionsError):
+            return self._request_error(Request("fetch_result", "", [], None), opts.text())
+        return self._call_fetch(opts, CancelToken())
+
     def explain_result(self, result_id: str, pointer: str) -> ExplainResult:
         """Where the value at ``pointer`` (RFC 6901, into ``stdout.parsed``) of a retained
         result came from in its masked raw text (contract §4.4)."""
@@ -226,6 +236,9 @@ class Engine:
     def _call_paged(self, opts: PagedOptions, cancel: CancelToken) -> Envelope:
         req = Request.of("run_paged", opts)
         return self._echo_masked(req, self._run_paged(req, opts.page, opts.page_size, cancel))
+
+    def _call_fetch(self, opts: FetchOptions, cancel: CancelToken) -> Envelope:
+        return self.results.fetch(opts.result_id, opts.cursor, self.cfg.settings.guard.max_items)
 
     def _call_explain(self, opts: ExplainOptions, cancel: CancelToken) -> ExplainResult:
         return self.explain_result(opts.result_id, opts.pointer)
@@ -425,7 +438,7 @@ def _probe_cwd(cfg: LoadedConfig) -> str:
 #: Options model → the engine method that serves it (``Engine.call``); the result tools add theirs.
 CALLS: dict[type[StrictOptions], str] = {
     RunOptions: "_call_run", PagedOptions: "_call_paged",
-    ExplainOptions: "_call_explain", CompareOptions: "_call_compare",
+    FetchOptions: "_call_fetch", ExplainOptions: "_call_explain", CompareOptions: "_call_compare",
 }
 
 

@@ -22,6 +22,7 @@ from functools import partial
 from typing import Any
 
 from parism.envelope import (
+    Continuation,
     Envelope,
     Failure,
     FsDiff,
@@ -41,6 +42,7 @@ from parism.redact.echo import Echo
 from parism.results import exec_failure, exit_code_of, informative_exit, no_process
 from parism.sandbox import network_hint
 from parism.shape import shape
+from parism.store.cursor import query_hash, sign
 from parism.store.results import ResultStore
 from parism.store.service import SCHEMA_VERSION, option
 from parism.shape.answer import budgeted, row_key, unretained
@@ -208,7 +210,15 @@ class Finisher:
         raw_lines, page_size = len(split_lines(ran.stdout_text)), self.cfg.settings.guard.default_page_size
         cut = next((o for o in env.omission or () if o.reason == "max_items"), None)
         if cut is not None and cut.rows_total is not None and cut.rows_returned is not None:
-            env.continuation = unretained(cut.rows_total, cut.rows_returned, raw_lines, page_size, "guard.max_items")
+            result_id, retained = self._retention(env, req)
+            if retained and result_id and opts is not None:  # fetch_result pages on from the stored copy
+                cursor = sign(result_id, query_hash(opts.query()), cut.rows_returned)
+                cut.next_cursor = cursor
+                env.continuation = Continuation(result_id=result_id, cursor=cursor, total=cut.rows_total,
+                                                rows_left=cut.rows_total - cut.rows_returned)
+            else:
+                env.continuation = unretained(cut.rows_total, cut.rows_returned, raw_lines, page_size,
+                                              "guard.max_items")
         if opts is None or opts.budget is None:
             return env
         result_id, retained = self._retention(env, req)
@@ -216,10 +226,12 @@ class Finisher:
                         result_id=result_id, retained=retained, raw_lines=raw_lines, page_size=page_size)
 
     def _retention(self, env: Envelope, req: Any) -> tuple[str | None, bool]:
-        """(result_id, retained) of this answer: a continuation cursor needs both. A ``retain``
-        call is stored after shaping (``store.service``), so its cursor is signed here already."""
-        result_id = env.review.result_id if env.review else None
-        return result_id, bool(option(req, "retain", False) and result_id)
+        """(result_id, retained) of this answer: a continuation cursor needs both. ``_extras``
+        has already stored a ``retain`` call (``store.service.Results.keep``): a result the store
+        refused (over its per-result limit) gets no cursor it could not honour."""
+        if env.review is None:
+            return None, False
+        return env.review.result_id, bool(env.review.retained)
 
     def page_envelope(self, ran: Ran, pg: Page, info: PageInfo, byte_cap: int) -> Envelope:
         """``run_paged``: no parser; the page is a slice of the masked stdout."""

@@ -33,9 +33,10 @@ from parism.envelope import (
 )
 from parism.options import (
     CompareOptions,
-    ExplainOptions,
     DescribeOptions,
     DryRunOptions,
+    ExplainOptions,
+    FetchOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -130,6 +131,12 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
                 "Run only the guard: would this command be allowed? Nothing is executed.",
                 DryRunOptions, DryRunResult, _dry_run, _dry_run_is_error, READ_ONLY),
         # the result tools read what run(retain: true) kept: nothing is executed (docs/results.md)
+        ToolRow("fetch_result", "Fetch the next page of a retained result",
+                "Next page of a run(retain: true) answer that a budget or max_items cut: pass "
+                "continuation.result_id and continuation.cursor unchanged, repeat until the answer's "
+                "continuation has no cursor. Nothing is re-run; an unknown, expired, evicted or not "
+                "retained id is refused with that reason (run the command again with retain: true).",
+                FetchOptions, Envelope, _acall, _envelope_is_error, READ_ONLY),
         ToolRow("explain_result", "Explain where a value came from",
                 "Where one value of a retained result came from: pointer is a JSON Pointer into "
                 "stdout.parsed (e.g. /entries/3/size_bytes). Answers value, source_kind (verbatim, "

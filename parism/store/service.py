@@ -18,6 +18,7 @@ from parism.envelope import CompareResult, Envelope, ExplainResult
 from parism.evidence import PROVIDERS, estimate, locate
 from parism.evidence.explain import explain
 from parism.store.cursor import query_hash
+from parism.store.fetch import fetch, refusal
 from parism.store.pack import pack_json, utf8_len
 from parism.store.results import NOTHING_RERUN, ResultStore, StoredResult, StoreLimits, StoreMiss
 
@@ -48,7 +49,8 @@ class Results:
             if option(req, "evidence", "none") != "none":
                 review.warnings.append("evidence_not_retained: evidence is kept only with retain: true")
             return
-        item = self._item(env, ran, body, query or {})
+        opts = getattr(req, "opts", None)
+        item = self._item(env, ran, body, query if query is not None else opts.query() if opts is not None else {})
         if isinstance(item, StoreMiss):
             review.warnings.append(f"not_retained: {item.message}")
             return
@@ -101,7 +103,7 @@ class Results:
             parser_id=parser.id if parser else None, evidence=evidence, evidence_mode=mode, review=wire_review,
             cmd=req.cmd, args=list(env.args), cwd=env.cwd, exit_code=env.exitCode, ok=env.ok, fingerprint=fp,
             query=query, qhash=query_hash(query), size=size,
-            extra={"failure": env.failure.model_dump(mode="json") if env.failure else None,
+            extra={"format": req.format, "failure": env.failure.model_dump(mode="json") if env.failure else None,
                    "omission": [o.model_dump(mode="json") for o in env.omission or []]})
 
     def _too_large(self, rid: str, size: int, *, at_least: bool = False) -> StoreMiss:
@@ -109,6 +111,12 @@ class Results:
         return StoreMiss("evicted", stored.message or "")
 
     # -- the read tools ------------------------------------------------------------------
+
+    def fetch(self, result_id: str, cursor: str, max_items: int) -> Envelope:
+        item = self.store.get(result_id)  # a miss wins over a bad cursor
+        if isinstance(item, StoreMiss):
+            return refusal(item.reason, item.message)
+        return fetch(item, cursor, max_items)
 
     def explain(self, result_id: str, pointer: str) -> ExplainResult:
         item = self.store.get(result_id)

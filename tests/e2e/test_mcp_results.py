@@ -1,5 +1,6 @@
 """The result tools over MCP, driven by the SDK's client against a real server over stdio:
-run(retain, evidence) → explain_result → compare_results, and their refusals."""
+run(retain, budget) → fetch_result until no cursor; run(retain, evidence) → explain_result →
+compare_results, and their refusals."""
 
 from __future__ import annotations
 
@@ -76,7 +77,30 @@ async def test_result_tools_refuse_unknown_arguments(session: ClientSession) -> 
 
 async def test_describe_lists_the_result_tools(session: ClientSession) -> None:
     described = await call(session, "describe", {})
-    assert {"explain_result", "compare_results"} <= set(described["tools"])
+    assert {"fetch_result", "explain_result", "compare_results"} <= set(described["tools"])
     assert described["result_store"]["max_items"] == 16
     one = await call(session, "describe", {"cmd": "git"})
     assert "status" in one["parser"]["evidence"]
+
+
+async def test_retain_budget_fetch_until_no_cursor(session: ClientSession, workdir: Path) -> None:
+    many = workdir / "many"
+    many.mkdir()
+    many.chmod(0o755)
+    for n in range(120):
+        (many / f"f{n:03d}.txt").write_text("x")
+        (many / f"f{n:03d}.txt").chmod(0o644)
+    first = await call(session, "run", {"cmd": "ls", "args": ["-la"], "cwd": str(many), "retain": True,
+                                        "budget": {"max_tokens": 2000}})
+    assert first["ok"] and first["review"]["retained"] is True and first["budget"]["budget_met"] is True
+    names = [r["name"] for r in first["stdout"]["parsed"]["entries"]]
+    cont, pages = first["continuation"], 1
+    while cont.get("cursor"):
+        page = await call(session, "fetch_result", {"result_id": cont["result_id"], "cursor": cont["cursor"]})
+        assert page["ok"] and page["budget"]["budget_met"] and page["duration_ms"] == 0
+        names += [r["name"] for r in page["stdout"]["parsed"]["entries"]]
+        cont, pages = page["continuation"], pages + 1
+    assert pages > 2 and cont["rows_left"] == 0
+    assert sorted(names) == sorted([".", "..", *(p.name for p in many.iterdir())])
+    bad = await session.call_tool("fetch_result", {"result_id": first["review"]["result_id"], "cursor": "c1.x.y"})
+    assert payload(bad)["failure"]["reason"] == "cursor_invalid"

@@ -32,7 +32,7 @@ from tests.e2e.conftest import (
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
 
-TOOLS = {"run", "run_paged", "describe", "dry_run", "explain_result", "compare_results"}
+TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results"}
 
 
 def payload(result: CallToolResult) -> dict[str, Any]:
@@ -84,6 +84,7 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
         "run_paged": {"cmd", "args", "cwd", "page", "page_size", "includeDiff"},
         "describe": {"cmd"},
         "dry_run": {"cmd", "args", "cwd"},
+        "fetch_result": {"result_id", "cursor"},
         "explain_result": {"result_id", "pointer"},
         "compare_results": {"base_id", "current_id", "keys", "ignore_fields", "strict"},
     }
@@ -103,7 +104,7 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
     assert enums == [["json", "compact", "json-no-raw"]] and fmt["default"] is None  # None: adaptive
     assert {"ok", "exitCode", "stdout", "stderr", "failure"} <= set(tools["run"].output_schema["properties"])
     assert "would_pass" in tools["dry_run"].output_schema["properties"]
-    for name in ("describe", "dry_run", "explain_result", "compare_results"):
+    for name in ("describe", "dry_run", "fetch_result", "explain_result", "compare_results"):
         a = tools[name].annotations
         assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint) == (True, False, True, False)
     # The test config allows only ls, git and sleep, none of which has network in the profile.
