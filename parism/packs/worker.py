@@ -68,16 +68,16 @@ def worker_argv(pack_dir: str, limits: Limits) -> list[str]:
     if limits.isolation == "none":
         return py
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+    # /tmp first: the interpreter, the checkout, the pack or an fs_read bind may lie below it
     argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
-            "--ro-bind", "/usr", "/usr"]
+            "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink(f"/{link}"):
             argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
     for root in _python_roots():
         if not root.startswith("/usr/"):
             argv += ["--ro-bind", root, root]
-    # /tmp first: the pack directory (or an fs_read bind) may lie below it
-    argv += ["--tmpfs", "/tmp", "--ro-bind", pack_dir, pack_dir, "--proc", "/proc", "--dev", "/dev",
+    argv += ["--ro-bind", pack_dir, pack_dir, "--proc", "/proc", "--dev", "/dev",
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C.UTF-8",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--chdir", "/tmp"]
     for host, guest in limits.fs_read:
