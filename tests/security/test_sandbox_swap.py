@@ -166,7 +166,9 @@ def test_a_swapped_name_never_shows_the_outside(profile: str, tree: tuple[str, d
                 text = env.to_json()
                 assert OUTSIDE not in text, (rule, profile, target, text)
                 outcomes[env.stdout.raw.strip() if env.exitCode == 0 else _refusal(env)] += 1
-        assert swapper.swaps > CALLS
+        # the race was live during the calls: several bursts of swaps happened (not 'more swaps
+        # than calls', which a starved swapper thread misses on a loaded machine)
+        assert swapper.swaps >= 20, swapper.swaps
     finally:
         engine.close()
     assert outcomes[INSIDE] > 0, outcomes  # calls did run (the test is not passing by refusing all)
