@@ -55,12 +55,25 @@ class ParseError(WireModel):
     hint: Hint | None = None
 
 
+def _one_of_types(*types: str) -> list[dict[str, str]]:
+    """``anyOf`` branches of one ``type`` each, not ``"type": [...]``: ajv's strict mode refuses
+    union types and single-type dialects (Gemini's OpenAPI subset) drop them (Inspector --strict)."""
+    return [{"type": t} for t in types]
+
+
 #: ``parsed`` in the published schema: 43 parsers' shapes as one union would be most of
 #: ``tools/list``; clients get the kind and learn a command's shape from ``describe(cmd)``.
 PARSED_SCHEMA = {
-    "type": ["object", "array", "null"],
+    "anyOf": _one_of_types("object", "array", "null"),
     "description": "The parser's structured reading of the output (its shape per command: "
     "describe(cmd).parser); null when no parser ran or parsing failed (see parse_error).",
+}
+
+#: A value read out of ``parsed`` (explain_result, compare_results): any JSON value, said so
+#: explicitly rather than by an empty schema that strict validators flag as constraining nothing.
+JSON_VALUE_SCHEMA = {
+    "anyOf": _one_of_types("object", "array", "string", "number", "boolean", "null"),
+    "description": "Any JSON value: the value at that place in the parsed output.",
 }
 
 
@@ -312,7 +325,7 @@ class ExplainResult(WireModel):
     ok: bool
     result_id: str
     pointer: str
-    value: Any = None
+    value: Annotated[Any, WithJsonSchema(JSON_VALUE_SCHEMA)] = None
     source_kind: Literal["verbatim", "derived", "none"] | None = None
     source_spans: list[SourceSpan] | None = None
     transform: str | None = None
@@ -325,8 +338,8 @@ class ExplainResult(WireModel):
 class FieldChange(WireModel):
     _always = frozenset({"before", "after"})
     field: str
-    before: Any = None
-    after: Any = None
+    before: Annotated[Any, WithJsonSchema(JSON_VALUE_SCHEMA)] = None
+    after: Annotated[Any, WithJsonSchema(JSON_VALUE_SCHEMA)] = None
 
 
 class RowDiff(WireModel):

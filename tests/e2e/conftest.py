@@ -7,7 +7,9 @@ long-running call exists to cancel; processes are found with psutil by a unique 
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,8 +40,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-def workdir() -> Iterator[Path]:
+def make_workdir() -> Path:
     """The server's cwd with a private HOME inside and the test config next to it.
 
     World-readable and outside pytest's 0700 tmp tree, so the sandbox (which runs commands as
@@ -49,8 +50,20 @@ def workdir() -> Iterator[Path]:
     work.chmod(0o755)
     (work / "home").mkdir()
     (work / "parism-test.toml").write_text(TEST_CONFIG)
+    return work
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    work = make_workdir()
     yield work
     shutil.rmtree(work, ignore_errors=True)
+
+
+def git(repo: Path, *args: str) -> None:
+    """git with a fixed identity and no global configuration."""
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=repo, check=True,
+                   capture_output=True, env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"})
 
 
 def server_params(workdir: Path, *extra_args: str) -> StdioServerParameters:

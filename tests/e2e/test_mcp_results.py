@@ -4,22 +4,16 @@ compare_results, and their refusals."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import ClientSession
 
+from tests.e2e.conftest import git
 from tests.e2e.test_mcp_stdio import payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=repo, check=True,
-                   capture_output=True, env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"})
 
 
 async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -32,10 +26,10 @@ async def test_retain_explain_compare(session: ClientSession, workdir: Path) -> 
     repo = workdir / "repo"
     repo.mkdir()
     repo.chmod(0o755)
-    _git(repo, "init", "-q")
+    git(repo, "init", "-q")
     (repo / "a.txt").write_text("a\n")
-    _git(repo, "add", "a.txt")
-    _git(repo, "commit", "-qm", "one")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "one")
     (repo / "a.txt").write_text("changed\n")
     for d in (repo, *repo.rglob("*")):
         d.chmod(0o755 if d.is_dir() else 0o644)
