@@ -144,6 +144,14 @@ def run_all(ws: Path, mode: str, profile: str, as_uid: int | None,
 
 
 ROUTES = {"identity_map": None, "host_correction": APPLIANCE_UID}
+# identity route/rule → (the engine's uid, workspace owner, workspace mode): every rule a root
+# server can pick, and the appliance's non-root uid
+CASES = {
+    "identity_map/unprivileged_uid": (None, 0, 0o755),
+    "identity_map/workspace_owner": (None, 4242, 0o755),
+    "identity_map/root_masked": (None, 0, 0o711),
+    "host_correction/server_user": (APPLIANCE_UID, 0, 0o755),
+}
 
 
 def _route_available(route: str) -> str | None:
@@ -159,11 +167,17 @@ def results(workspace: Path) -> dict[tuple[str, str], tuple[dict, dict]]:
     return {}
 
 
-def pair(results: dict, workspace: Path, route: str, profile: str) -> tuple[dict, dict]:
-    key = (route, profile)
+def pair(results: dict, workspace: Path, case: str, profile: str) -> tuple[dict, dict]:
+    key = (case, profile)
     if key not in results:
-        uid = ROUTES[route]
-        results[key] = (run_all(workspace, "required", profile, uid), run_all(workspace, "off", profile, uid))
+        uid, owner, mode = CASES[case]
+        os.chown(workspace, owner, owner)
+        workspace.chmod(mode)
+        try:
+            results[key] = (run_all(workspace, "required", profile, uid), run_all(workspace, "off", profile, uid))
+        finally:
+            os.chown(workspace, 0, 0)
+            workspace.chmod(0o755)
     return results[key]
 
 
@@ -251,19 +265,24 @@ def compare(route: str, profile: str, on: dict, off: dict) -> dict[str, str]:
 
 # -- tests -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("profile", ["readonly", "build"])
-@pytest.mark.parametrize("route", sorted(ROUTES))
-def test_parsed_facts_are_equal_with_the_sandbox_on_and_off(results, workspace: Path, route: str,
+# both profiles in both routes; the other root rules in readonly (CPU: each pair is ~35 calls twice)
+PAIRS = [(c, p) for c in sorted(CASES) for p in ("readonly", "build")
+         if p == "readonly" or c in ("identity_map/unprivileged_uid", "host_correction/server_user")]
+
+
+@pytest.mark.parametrize(("case", "profile"), PAIRS)
+def test_parsed_facts_are_equal_with_the_sandbox_on_and_off(results, workspace: Path, case: str,
                                                              profile: str) -> None:
+    route, rule = case.split("/")
     skip = _route_available(route)
     if skip:
         pytest.skip(skip)
-    on, off = pair(results, workspace, route, profile)
-    assert on["describe"]["identity"]["mode"] == route
+    on, off = pair(results, workspace, case, profile)
+    assert on["describe"]["identity"] == {"mode": route, "rule": rule}
     assert on["describe"]["level"] == "full"
     assert all(c["level"] == "full" for c in on["calls"]), [c["cmd"] for c in on["calls"] if c["level"] != "full"]
     outcome = compare(route, profile, on, off)
-    print(f"\nparity {route}/{profile}:")
+    print(f"\nparity {case}/{profile}:")
     for name, verdict in outcome.items():
         print(f"  {name}: {verdict.split(' on=')[0]}")
     for name, why in PENDING.items():
@@ -289,22 +308,28 @@ def _group(gid: int) -> str:
         return str(gid)
 
 
-@pytest.mark.parametrize("profile", ["readonly", "build"])
-@pytest.mark.parametrize("route", sorted(ROUTES))
-def test_owners_and_process_users_are_the_kernel_s(results, workspace: Path, route: str, profile: str) -> None:
+@pytest.mark.parametrize(("case", "profile"), PAIRS)
+def test_owners_and_process_users_are_the_kernel_s(results, workspace: Path, case: str, profile: str) -> None:
+    route = case.split("/")[0]
     skip = _route_available(route)
     if skip:
         pytest.skip(skip)
-    on, _ = pair(results, workspace, route, profile)
+    on, _ = pair(results, workspace, case, profile)
     calls = {(c["cmd"], tuple(c["args"])): c for c in on["calls"]}
+    owner = CASES[case][1]  # what pair() gave the workspace itself ("."), restored since
+
+    def ids(name: str) -> tuple[int, int]:
+        st = os.lstat(workspace / name)
+        return (owner, owner) if name == "." else (st.st_uid, st.st_gid)
+
     for entry in rows(calls[("ls", ("-la",))]["parsed"], "entries"):
         if entry["name"] == "..":
             continue
-        st = os.lstat(workspace / entry["name"])
-        assert (entry["owner"], entry["group"]) == (_user(st.st_uid), _group(st.st_gid)), entry
+        uid, gid = ids(entry["name"])
+        assert (entry["owner"], entry["group"]) == (_user(uid), _group(gid)), entry
     for entry in rows(calls[("ls", ("-ln",))]["parsed"], "entries"):
-        st = os.lstat(workspace / entry["name"])
-        assert (entry["owner"], entry["group"]) == (str(st.st_uid), str(st.st_gid)), entry
+        uid, gid = ids(entry["name"])
+        assert (entry["owner"], entry["group"]) == (str(uid), str(gid)), entry
     ls_warnings = calls[("ls", ("-la",))]["warnings"]
     assert ("ids_corrected" in ls_warnings) == (route == "host_correction"), ls_warnings
     seen = 0
