@@ -7,7 +7,8 @@ so a hand-over costs one pipe read and one posix_spawn.
 
 argv: ``control_fd out_fd err_fd deny_unix(0|1) oom_score_adj limits deny_userns(0|1)`` where
 limits is ``name=value,...`` (value ``-`` = unlimited); deny_userns: no new namespaces (the
-identity-map route, where bwrap cannot ``--disable-userns``). bwrap's own stdout is /dev/null and its stderr is
+routes where bwrap's ``--disable-userns`` is not in force: the identity map, host_procs,
+nested-weak). bwrap's own stdout is /dev/null and its stderr is
 the *status* pipe, so bwrap's processes never hold the command's output pipes (out_fd and
 err_fd, which bwrap closes in its monitor and PID 1): output reaches EOF the moment the command
 and its children are done, not after the namespaces are torn down.
@@ -130,7 +131,8 @@ def deny_namespaces() -> None:
     """No new namespace of any kind, no joining one: unshare and setns fail with EPERM, clone
     with a namespace flag too, clone3 with ENOSYS (its flags sit in memory a filter cannot
     read; libc then falls back to clone). bwrap's --disable-userns does this for user
-    namespaces where it can; under the identity map it cannot."""
+    namespaces where it can; under the identity map, without a pid namespace (host_procs) and
+    at nested-weak it is not in force."""
     arch = AUDIT_ARCH.get(os.uname().machine)
     if arch is None:
         raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")

@@ -67,9 +67,15 @@ def _namespaces(plan: Plan, userns_fds: tuple[int, int] | None) -> list[str]:
         out.append("--unshare-pid")
     if not plan.network and plan.namespace != "host_net":
         out.append("--unshare-net")
-    if plan.disable_userns and plan.level == "full" and plan.pid_namespace and not plan.run_as.full_map:
+    if userns_disabled(plan):
         out.append("--disable-userns")
     return out
+
+
+def userns_disabled(plan: Plan) -> bool:
+    """Whether bwrap's --disable-userns is in force; where it is not (identity map, host_procs,
+    nested-weak) the helper's seccomp filter refuses new namespaces instead."""
+    return plan.disable_userns and plan.level == "full" and plan.pid_namespace and not plan.run_as.full_map
 
 
 def _caps(plan: Plan) -> list[str]:

@@ -34,7 +34,7 @@ import psutil
 
 from parism.proctree import KILL_GRACE_S
 from parism.sandbox._helper import AT_FDCWD, RESOLVE_NO_SYMLINKS, openat2
-from parism.sandbox.bwrap import build_argv
+from parism.sandbox.bwrap import build_argv, userns_disabled
 from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
 from parism.sandbox.plan import Plan
@@ -110,7 +110,7 @@ def helper_command(plan: Plan, source_fd: int, control_fd: int, out_fd: int, err
     limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
     return [*setpriv_prefix(plan.run_as), plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd),
             str(out_fd), str(err_fd), "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits,
-            "1" if plan.run_as.full_map else "0"]
+            "0" if userns_disabled(plan) else "1"]
 
 
 class SandboxError(OSError):

@@ -100,9 +100,12 @@ def test_sigterm_ignorer_is_killed_at_timeout(sandbox_factory, workspace: Path) 
     assert stragglers(token) == []
 
 
-def test_no_new_user_namespace_inside(sandbox_factory, workspace: Path) -> None:
+@pytest.mark.parametrize("namespace", ["isolated", "host_procs"])
+def test_no_new_user_namespace_inside(sandbox_factory, workspace: Path, namespace: str) -> None:
+    """In every class and route (host_procs has no --disable-userns: the seccomp filter holds)."""
+    assert subprocess.run(["/usr/bin/unshare", "-U", "/bin/true"]).returncode == 0  # armed trap: works outside
     sb = sandbox_factory([str(workspace)])
-    r = run(sb, ["/usr/bin/unshare", "-U", "/bin/true"], str(workspace))
+    r = run(sb, ["/usr/bin/unshare", "-U", "/bin/true"], str(workspace), namespace=namespace)
     assert r.cap.exit_code != 0
     assert "unshare failed" in r.err
 
