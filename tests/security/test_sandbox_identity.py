@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from parism.sandbox import identity
-from tests.security.sandbox.helpers import SH, run, sandbox_factory
+from tests.security.sandbox.helpers import SH, host_group, host_user, run, sandbox_factory
 
 __all__ = ["sandbox_factory"]
 
@@ -94,17 +94,7 @@ def _owner_fixture(ws: Path) -> dict[str, tuple[int, int]]:
 
 
 def _names(uid: int, gid: int) -> tuple[str, str]:
-    import grp
-    import pwd
-    try:
-        user = pwd.getpwuid(uid).pw_name
-    except KeyError:
-        user = "UNKNOWN"
-    try:
-        group = grp.getgrgid(gid).gr_name
-    except KeyError:
-        group = "UNKNOWN"
-    return user, group
+    return host_user(uid, "UNKNOWN"), host_group(gid, "UNKNOWN")
 
 
 RULES = {"workspace_owner": (TEST_UID, 0o700), "unprivileged_uid": (0, 0o755), "root_masked": (0, 0o711)}

@@ -11,10 +11,8 @@ users are also checked against the kernel itself (``os.lstat``, ``/proc/<pid>/st
 
 from __future__ import annotations
 
-import grp
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import sys
@@ -25,6 +23,8 @@ from typing import Any
 
 import pytest
 import tomli_w
+
+from tests.security.sandbox.helpers import host_group, host_user
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).parent / "sandbox" / "parity_runner.py"
@@ -294,18 +294,7 @@ def test_parsed_facts_are_equal_with_the_sandbox_on_and_off(results, workspace: 
     assert not failed, failed  # every call works sandboxed (limits aside): no refusal, no failure
 
 
-def _user(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
-
-
-def _group(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)
+_user, _group = host_user, host_group
 
 
 @pytest.mark.parametrize(("case", "profile"), PAIRS)

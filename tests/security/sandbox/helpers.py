@@ -8,7 +8,9 @@ failure of the sandbox cannot take the machine down.
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
 import shutil
 import tempfile
 import threading
@@ -208,3 +210,18 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, bytes | None]]:
             data = Path(p).read_bytes() if os.path.isfile(p) and not os.path.islink(p) else None
             out[os.path.relpath(p, root)] = (st.st_mode, st.st_size, data)
     return out
+
+
+def host_user(uid: int, missing: str | None = None) -> str:
+    """The host's name for ``uid`` (passwd), else ``missing`` or the number: the ground truth."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid) if missing is None else missing
+
+
+def host_group(gid: int, missing: str | None = None) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid) if missing is None else missing

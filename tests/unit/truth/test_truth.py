@@ -6,28 +6,18 @@ pwd/grp, never from Parism."""
 
 from __future__ import annotations
 
-import grp
 import os
 import pwd
 from pathlib import Path
 
 import pytest
 
+from tests.security.sandbox.helpers import host_group, host_user
+
 from parism.truth import correct, uncorrectable
 
 
-def _user(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)
-
-
-def _group(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return str(gid)
+_user, _group = host_user, host_group
 
 
 @pytest.fixture
