@@ -40,7 +40,7 @@ from parism.parsers import registry
 from parism.parsers.osinfo import normalize_os
 from parism.redact.echo import Echo
 from parism.results import exec_failure, exit_code_of, informative_exit, no_process
-from parism.sandbox import network_hint
+from parism.sandbox import egress_refusals, network_hint
 from parism.shape import shape
 from parism.store.cursor import query_hash, sign
 from parism.store.results import ResultStore
@@ -185,8 +185,11 @@ class Finisher:
     def run_envelope(self, ran: Ran) -> Envelope:
         req, cap = ran.req, ran.cap
         failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes, ran.stderr_text)
+        refused = egress_refusals(ran.launcher)
+        if refused:
+            ran.warnings.append("egress_refused")  # a 403 body on stdout is the proxy's, not the server's
         if failure is not None and failure.reason == "non_zero_exit" and ran.decision is not None:
-            hint = network_hint(req.cmd, bool(ran.decision.network), cap.exit_code, ran.stderr_text)
+            hint = network_hint(req.cmd, bool(ran.decision.network), cap.exit_code, ran.stderr_text, refused)
             if hint:
                 failure = failure.model_copy(update={"hint": hint})
         parse_it = (failure is None or cap.output_limit or

@@ -23,7 +23,7 @@ from typing import Any
 
 from parism import truth
 from parism.envelope import Failure
-from parism.sandbox import identity, plan as planning, probe
+from parism.sandbox import identity, network as net, plan as planning, probe
 from parism.sandbox.cgroup import pids_root
 from parism.sandbox.launcher import DevIno, Prepared, SandboxStarted
 from parism.sandbox.plan import MIB, Plan
@@ -57,10 +57,22 @@ class BwrapLauncher:
         self.plan = plan
         self._pool = pool
         self.cwd_id = cwd_id
+        self._prepared: Prepared | None = None
 
     def start(self, spec: Any) -> SandboxStarted:
         prepared = self._pool.take(self.plan, self.cwd_id) if self._pool else Prepared(self.plan)
+        self._prepared = prepared
         return prepared.handover(list(spec.argv), self.cwd_id)
+
+    def egress_refusals(self) -> list[str]:
+        """What the egress proxy refused this call's command (sandbox/network.py)."""
+        egress = self._prepared.egress if self._prepared else None
+        return egress.refusals() if egress else []
+
+    def egress_refusals(self) -> list[str]:
+        """What the egress proxy refused this call's command (sandbox/network.py)."""
+        egress = self._prepared.egress if self._prepared else None
+        return egress.refusals() if egress else []
 
 
 class Sandbox:
@@ -138,6 +150,9 @@ class Sandbox:
         git = os.path.join(cwd, ".git")
         if git_dirs is None:  # no guard list (probe, direct callers): the cwd's own .git
             git_dirs = (git,) if os.path.lexists(git) else ()
+        egress = network and namespace != "host_net"
+        if egress:
+            env = {**env, **net.proxy_env()}
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
@@ -148,7 +163,9 @@ class Sandbox:
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
             env=planning.sandbox_env(env, bind_paths), run_as=run_as,
             deny_unix_sockets=planning.UNIX_FILTER and not planning.socket_binds(bind_paths),
-            mask_files=mask_files, mask_dirs=mask_dirs,
+            mask_files=mask_files, mask_dirs=mask_dirs, egress=egress,
+            network_allow=tuple(planning.setting(self.settings, "network_allow", ()) or ()) if egress else (),
+            resolvers=net.system_resolvers() if egress else (),
         )
 
     def plan(self, decision: Any, spec: Any) -> Plan:
@@ -239,7 +256,7 @@ class Sandbox:
             "features": {**res.features, "pid_namespace": res.level == "full",
                          "unix_socket_filter": active and planning.UNIX_FILTER,
                          "uid0_pids_cgroup": active and os.geteuid() == 0 and pids_root() is not None,
-                         "net_isolation": active, "pool": self.pool_size > 0 and active},
+                         "net_isolation": active, "egress_proxy": active, "pool": self.pool_size > 0 and active},
             "limits": {**limits, "tmp_size_mb": int(planning.setting(self.settings, "tmp_size_mb",
                                                                    planning.DEFAULT_TMP_MB))},
             "uid": run_as.uid if active else os.geteuid(), "uid_rule": run_as.rule if active else None,
@@ -262,8 +279,18 @@ def checked_cwd(decision: Any) -> DevIno | None:
     return (st.st_dev, st.st_ino) if st is not None else None
 
 
-def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr: str) -> str | None:
-    """Decision 13: a failure that looks like a denied network gets a hint naming the policy."""
+def egress_refusals(launcher: Any) -> list[str]:
+    """The egress proxy's refusals during a call (empty unless it ran sandboxed with network)."""
+    return launcher.egress_refusals() if isinstance(launcher, BwrapLauncher) else []
+
+
+def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr: str,
+                 refused: list[str] | None = None) -> str | None:
+    """Decision 13: a failure that looks like a denied network gets a hint naming the policy;
+    one after the egress proxy refused a destination names that refusal."""
+    if refused and exit_code:
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        return f"the egress proxy refused: {refused[0]}{more}"
     if network_allowed or not exit_code:
         return None
     text = stderr.lower()
@@ -286,7 +313,7 @@ def _run_true(plan: Plan) -> str | None:
     return None if code == 0 else (err or f"exit status {code}")
 
 
-__all__ = ["BwrapLauncher", "Sandbox", "network_hint"]
+__all__ = ["BwrapLauncher", "Sandbox", "egress_refusals", "network_hint"]
 
 
 def unavailable_hint(reason: str | None) -> str:

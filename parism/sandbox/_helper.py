@@ -5,7 +5,7 @@ sandbox), so it imports only small built-in modules (no json, no re: each import
 time). Everything known from the plan happens *before* the wait — seccomp filter, rlimits —
 so a hand-over costs one pipe read and one posix_spawn.
 
-argv: ``control_fd out_fd err_fd deny_unix(0|1) oom_score_adj limits deny_userns(0|1)`` where
+argv: ``control_fd out_fd err_fd socket_filter(0|1|2) oom_score_adj limits deny_userns(0|1)`` where
 limits is ``name=value,...`` (value ``-`` = unlimited); deny_userns: no new namespaces (the
 routes where bwrap's ``--disable-userns`` is not in force: the identity map, host_procs,
 nested-weak). bwrap's own stdout is /dev/null and its stderr is
@@ -59,8 +59,12 @@ LIMITS = {
 
 # seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()
 # to a Unix socket inside an allowed path (notes §2.6); without this filter a socket in the
-# project (a dev server, an agent) would be reachable. Other ABIs (x32, int 0x80) are refused.
-AUDIT_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+# project (a dev server, an agent) would be reachable. Other ABIs (x32, int 0x80) are refused,
+# and io_uring_setup too (IORING_OP_SOCKET would create sockets past the filter).
+# Mode "2" (host_net: ss, netstat read the host's sockets but may not connect): every socket
+# family but AF_NETLINK fails — no TCP, UDP, raw or Unix socket in the host's network.
+AUDIT_ARCH = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+AF_UNIX, AF_NETLINK = 1, 16
 
 
 def prctl(*args: object) -> None:
@@ -107,16 +111,19 @@ def end_descendants() -> None:
             return
 
 
-def deny_unix_sockets() -> None:
+def socket_filter(mode: str) -> None:
+    """Install the socket filter: "1" refuses AF_UNIX, "2" refuses every family but AF_NETLINK."""
     arch = AUDIT_ARCH.get(os.uname().machine)
     if arch is None:
         raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")
-    audit, nr_socket = arch
+    audit, nr_socket, nr_io_uring = arch
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    deny = 0x00050000 | errno.EACCES
-    prog = [(ld, 0, 0, 4), (jeq, 0, 6, audit), (ld, 0, 0, 0), (jge, 4, 0, 0x40000000),
-            (jeq, 0, 2, nr_socket), (ld, 0, 0, 16), (jeq, 1, 0, 1), (ret, 0, 0, 0x7FFF0000),
-            (ret, 0, 0, deny)]
+    deny, allow = 0x00050000 | errno.EACCES, 0x7FFF0000
+    # family test (index 7): mode 1 jumps to deny on AF_UNIX, mode 2 jumps to allow on AF_NETLINK
+    family = (jeq, 1, 0, AF_UNIX) if mode == "1" else (jeq, 0, 1, AF_NETLINK)
+    prog = [(ld, 0, 0, 4), (jeq, 0, 7, audit), (ld, 0, 0, 0), (jge, 5, 0, 0x40000000),
+            (jeq, 4, 0, nr_io_uring), (jeq, 0, 2, nr_socket), (ld, 0, 0, 16), family,
+            (ret, 0, 0, allow), (ret, 0, 0, deny)]
     install_filter(prog)
 
 
@@ -312,8 +319,8 @@ def main() -> None:
     for fd in (control, out_fd, err_fd):
         os.set_inheritable(fd, False)  # the command gets out_fd and err_fd as 1 and 2 only
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
-    if sys.argv[4] == "1":
-        deny_unix_sockets()
+    if sys.argv[4] in ("1", "2"):
+        socket_filter(sys.argv[4])
     if sys.argv[7:8] == ["1"]:
         deny_namespaces()
     apply_limits(sys.argv[6], int(sys.argv[5]))

@@ -37,6 +37,7 @@ from parism.sandbox._helper import AT_FDCWD, RESOLVE_NO_SYMLINKS, openat2
 from parism.sandbox.bwrap import build_argv, userns_disabled
 from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
+from parism.sandbox.network import Egress, helper_filter, netns_code
 from parism.sandbox.plan import Plan
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
@@ -61,6 +62,12 @@ def helper_source_fd() -> int:
     142 KB of a 150 KB ``ps aux``, past the default output cap). Sealed, the file cannot be
     changed by anyone who later gets hold of the descriptor."""
     return _sealed_memfd("parism-sandbox-helper", helper_code().encode())
+
+
+@lru_cache(maxsize=1)
+def netns_source_fd() -> int:
+    """The network-namespace step's source (parism/egress/_netns.py), sealed like the helper's."""
+    return _sealed_memfd("parism-sandbox-netns", netns_code())
 
 
 def options_fd(options: list[str]) -> int:
@@ -109,8 +116,16 @@ def helper_command(plan: Plan, source_fd: int, control_fd: int, out_fd: int, err
     before the hand-over."""
     limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
     return [*setpriv_prefix(plan.run_as), plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd),
-            str(out_fd), str(err_fd), "1" if plan.deny_unix_sockets else "0", str(plan.oom_score_adj), limits,
-            "0" if userns_disabled(plan) else "1"]
+            str(out_fd), str(err_fd), helper_filter(plan.namespace, plan.deny_unix_sockets), str(plan.oom_score_adj),
+            limits, "0" if userns_disabled(plan) else "1"]
+
+
+def _network_step(plan: Plan) -> tuple[Egress | None, list[str]]:
+    """The exec-chain step that gives a network plan its own namespace (sandbox/network.py)."""
+    if not plan.egress:
+        return None, []
+    egress = Egress(plan.network_allow, plan.resolvers)
+    return egress, egress.prefix(plan.python, netns_source_fd())
 
 
 class SandboxError(OSError):
@@ -243,13 +258,16 @@ class Prepared:
             raise
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
+        self.egress, netns = _network_step(plan)
         argv = [*(self.cgroup.wrapper() if self.cgroup else []), *oom_prefix(plan.oom_score_adj), *drop,
-                plan.bwrap, "--args", str(args_fd), "--", *inner]
+                *netns, plan.bwrap, "--args", str(args_fd), "--", *inner]
+        extra = (self.egress.child_fd, netns_source_fd()) if self.egress else ()
         try:
             self.proc = subprocess.Popen(
                 argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=status_w, start_new_session=True, close_fds=True,
-                pass_fds=(*inherited, source_fd, args_fd, *(fd for fd in pins.values() if fd >= 0)), **popen_user,
+                pass_fds=(*inherited, source_fd, args_fd, *(fd for fd in pins.values() if fd >= 0), *extra),
+                **popen_user,
             )
         except BaseException:
             for fd in (self._control_w, status_r, out_r, err_r):
@@ -258,11 +276,15 @@ class Prepared:
                 handshake.close()
             if self.cgroup:
                 self.cgroup.remove()
+            if self.egress:
+                self.egress.close()
             raise
         finally:
             for fd in (*inherited, status_w, args_fd):
                 os.close(fd)
             close_all(pins)
+            if self.egress:
+                self.egress.spawned()
         if handshake:
             try:
                 handshake.complete()
@@ -293,6 +315,11 @@ class Prepared:
         if self.status.read_until((b"R\n",), timeout):
             if self.inner is None:
                 self.inner = _pidfd(_only_child(self.proc.pid))
+            if self.egress:
+                try:
+                    self.egress.attach()  # the namespace's sockets were sent before bwrap started
+                except OSError as exc:
+                    raise SandboxError(errno.EIO, f"network namespace: {exc}") from exc
             return
         code: int | None = self.proc.poll()
         if not self.status.eof and code is None:
@@ -357,6 +384,8 @@ class Prepared:
         kill_sandbox(self.proc, self.outer, self.inner, sweep=not self.plan.pid_namespace)
         self.outer = self.inner = None
         self.status.close()
+        if self.egress:
+            self.egress.close()
         if self.cgroup and self.proc.poll() is not None:
             self.cgroup.remove()
             self.cgroup = None

@@ -49,6 +49,10 @@ class Plan:
     deny_unix_sockets: bool = True  # seccomp: no socket(AF_UNIX) (x86_64/aarch64 only)
     mask_files: tuple[str, ...] = ()
     mask_dirs: tuple[str, ...] = ()
+    # network piece (sandbox/network.py): own namespace, out only through the egress proxy
+    egress: bool = False
+    network_allow: tuple[str, ...] = ()
+    resolvers: tuple[str, ...] = ()
 
     def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
