@@ -63,6 +63,44 @@ while True:
 """
 
 
+# A DNS stand-in run inside the namespace (UDP and TCP port 53): every A question is answered
+# with 192.0.2.99, and its name logged.
+DNS = r"""
+import socket, struct, sys, threading
+log = sys.argv[1]
+def answer(q):
+    qid, flags, qd = struct.unpack(">HHH", q[:6])
+    end = 12
+    labels = []
+    while q[end]:
+        labels.append(q[end + 1:end + 1 + q[end]].decode("ascii", "replace"))
+        end += q[end] + 1
+    question = q[12:end + 5]
+    with open(log, "a") as f:
+        f.write(".".join(labels) + "\n")
+    head = struct.pack(">HHHHHH", qid, 0x8180, 1, 1, 0, 0)
+    rr = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + socket.inet_aton("192.0.2.99")
+    return head + question + rr
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); udp.bind(("0.0.0.0", 53))
+tcp = socket.create_server(("0.0.0.0", 53))
+def serve_tcp():
+    while True:
+        c, _ = tcp.accept()
+        with c:
+            n = struct.unpack(">H", c.recv(2))[0]
+            q = b""
+            while len(q) < n:
+                q += c.recv(n - len(q))
+            a = answer(q)
+            c.sendall(struct.pack(">H", len(a)) + a)
+threading.Thread(target=serve_tcp, daemon=True).start()
+print("ready", flush=True)
+while True:
+    q, peer = udp.recvfrom(4096)
+    udp.sendto(answer(q), peer)
+"""
+
+
 def _ip(*args: str) -> None:
     subprocess.run([IP, *args], check=True, capture_output=True, timeout=20)
 
@@ -77,13 +115,14 @@ class Internet:
     net: str  # the veth /30, what a test's network_allow opens
     port: int
     log: Path
+    dns_log: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def hits(self) -> list[str]:
-        try:
-            return self.log.read_text().splitlines()
-        except FileNotFoundError:
-            return []
+        return _lines(self.log)
+
+    def queries(self) -> list[str]:
+        return _lines(self.dns_log)
 
     def url(self, path: str = "/", host: str | None = None) -> str:
         return f"http://{host or self.addr}:{self.port}{path}"
@@ -99,7 +138,7 @@ def internet() -> Iterator[Internet]:
     ns, vh, vn = f"parism-t{tag}", f"pth{tag}", f"ptn{tag}"
     tmp = Path(tempfile.mkdtemp(prefix="parism-netlab-"))
     lab = Internet(ns, f"{base}{fourth + 2}", f"{base}{fourth + 1}", f"{base}{fourth}/30",
-                   18080, tmp / "hits.log")
+                   18080, tmp / "hits.log", tmp / "dns.log")
     routed = False
     try:
         _ip("netns", "add", ns)
@@ -114,10 +153,11 @@ def internet() -> Iterator[Internet]:
         _ip("-n", ns, "route", "add", "default", "via", lab.host_addr)
         _ip("route", "add", f"{METADATA}/32", "via", lab.addr, "dev", vh)
         routed = True
-        proc = subprocess.Popen([IP, "netns", "exec", ns, sys.executable, "-I", "-c", SERVER, str(lab.log),
-                                 str(lab.port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        lab.procs.append(proc)
-        assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+        for code, args in ((SERVER, (str(lab.log), str(lab.port))), (DNS, (str(lab.dns_log),))):
+            proc = subprocess.Popen([IP, "netns", "exec", ns, sys.executable, "-I", "-c", code, *args],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            lab.procs.append(proc)
+            assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
         yield lab
     finally:
         for proc in lab.procs:
@@ -128,6 +168,13 @@ def internet() -> Iterator[Internet]:
         subprocess.run([IP, "link", "del", vh], capture_output=True)  # removes the peer too
         subprocess.run([IP, "netns", "del", ns], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except FileNotFoundError:
+        return []
 
 
 @dataclass
