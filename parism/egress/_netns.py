@@ -3,10 +3,8 @@
 Run by the system Python (``-I -S``, from a sealed memfd like the sandbox helper) in the exec
 chain just before bwrap: ``_netns.py CHAN_FD PROXY_PORT RESOLVER... -- BWRAP ARGS...``. It
 
-1. enters a new user + network namespace (the user namespace owns the network namespace, so
-   this process may configure it; the map is the identity: ``uid uid 1`` — or, for uid 0,
-   ``0 0 4294967295`` written by a forked child that stays in the parent namespace, as only a
-   process there may write a full map);
+1. enters a new network namespace — for a non-root uid together with a user namespace that
+   owns it (identity map ``uid uid 1``), so this process may configure it; uid 0 needs none;
 2. brings ``lo`` up, lets the sandbox's group open ICMP datagram sockets
    (``net.ipv4.ping_group_range``: ``ping`` works without privileges, to this namespace only),
    and puts each resolver address of ``/etc/resolv.conf`` on ``lo``;
@@ -15,8 +13,8 @@ chain just before bwrap: ``_netns.py CHAN_FD PROXY_PORT RESOLVER... -- BWRAP ARG
    every connection out of the sandbox ends in the server's egress proxy or DNS relay — there
    is no route, no other interface, no bridge process and no Unix socket in the sandbox;
 4. exec's bwrap (without ``--unshare-net``: it stays in this namespace). Capabilities in this
-   user namespace end at the exec (bwrap runs as a non-root uid), except for uid 0, whose
-   bwrap keeps them only inside these namespaces and drops them for the command.
+   user namespace end at the exec (bwrap runs as a non-root uid); bwrap run as uid 0 drops
+   them for the command, whose own user namespace does not own this network namespace.
 
 Any failure exits 125 with one line on stderr (the launcher reports bwrap's stderr).
 """
@@ -43,30 +41,15 @@ def fail(message):
 
 
 def enter_namespaces():
+    """A new network namespace; for a non-root uid inside a new user namespace that owns it
+    (identity map of the one uid). uid 0 may make a network namespace without one — and must:
+    the identity-map route has the server write the full map of bwrap's user namespace, which
+    only a writer in its parent namespace may do (the server's own, not one of ours)."""
     uid, gid = os.getuid(), os.getgid()
-    writer = None
-    if uid == 0:
-        ready_r, ready_w = os.pipe()
-        me = os.getpid()
-        writer = os.fork()
-        if writer == 0:
-            os.close(ready_w)
-            os.read(ready_r, 1)
-            try:
-                for name in ("uid_map", "gid_map"):
-                    write(f"/proc/{me}/{name}", "0 0 4294967295\n")
-            except OSError:
-                os._exit(1)
-            os._exit(0)
-        os.close(ready_r)
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+    if libc.unshare(CLONE_NEWNET if uid == 0 else CLONE_NEWUSER | CLONE_NEWNET) != 0:
         fail(f"unshare: {os.strerror(ctypes.get_errno())}")
-    if writer is not None:
-        os.write(ready_w, b"x")
-        os.close(ready_w)
-        if os.waitpid(writer, 0)[1] != 0:
-            fail("could not write the uid/gid map")
+    if uid == 0:
         return "0 2147483647"
     write("/proc/self/setgroups", "deny")
     write("/proc/self/uid_map", f"{uid} {uid} 1\n")
