@@ -14,7 +14,6 @@ import ipaddress
 import shutil
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -23,6 +22,7 @@ import tomli_w
 from parism.egress.policy import Destinations
 from parism.engine import create_engine
 from parism.policy.network import UrlTarget, read_url, url_problem
+from tests.security.sandbox.netlab import recording_listener
 
 CURL = shutil.which("curl")
 pytestmark = pytest.mark.skipif(CURL is None, reason="curl not installed")
@@ -61,35 +61,8 @@ CURL_REFUSES = ["http:169.254.169.254", "http://a@b@169.254.169.254/", "http://1
 @pytest.fixture(scope="module")
 def capture_proxy() -> Iterator[tuple[int, list[str]]]:
     """A loopback 'proxy' that records each request line and answers 502 (nothing forwarded)."""
-    srv = socket.create_server(("127.0.0.1", 0))
-    lines: list[str] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(3)
-                data = b""
-                try:
-                    while b"\r\n" not in data:
-                        chunk = conn.recv(4096)
-                        if not chunk:
-                            break
-                        data += chunk
-                except OSError:
-                    pass
-                lines.append(data.split(b"\r\n", 1)[0].decode("latin-1"))
-                try:
-                    conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                except OSError:
-                    pass
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield srv.getsockname()[1], lines
-    srv.close()
+    with recording_listener(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n") as proxy:
+        yield proxy
 
 
 def curl_target(url: str, proxy: tuple[int, list[str]]) -> tuple[str, int] | int:

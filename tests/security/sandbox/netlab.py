@@ -10,6 +10,7 @@ there, not in Parism's answers. Everything is removed in ``finally`` blocks.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -188,10 +189,12 @@ class Loopback:
         return f"http://127.0.0.1:{self.port}{path}"
 
 
-@pytest.fixture
-def loopback() -> Iterator[Loopback]:
+@contextlib.contextmanager
+def recording_listener(answer: bytes) -> Iterator[tuple[int, list[str]]]:
+    """A TCP listener on the host's 127.0.0.1: records each connection's first request line,
+    answers ``answer`` and closes. Yields (port, lines)."""
     srv = socket.create_server(("127.0.0.1", 0))
-    hits: list[str] = []
+    lines: list[str] = []
 
     def serve() -> None:
         while True:
@@ -201,20 +204,31 @@ def loopback() -> Iterator[Loopback]:
                 return
             with conn:
                 conn.settimeout(5)
+                data = b""
                 try:
-                    data = conn.recv(65536)
-                    hits.append(data.split(b"\r\n", 1)[0].decode("latin-1"))
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nloopback\n")
+                    while b"\r\n" not in data:
+                        chunk = conn.recv(4096)
+                        if not chunk:
+                            break
+                        data += chunk
+                    lines.append(data.split(b"\r\n", 1)[0].decode("latin-1"))
+                    conn.sendall(answer)
                 except OSError:
                     continue
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
-        yield Loopback(srv.getsockname()[1], hits)
+        yield srv.getsockname()[1], lines
     finally:
         srv.close()
         thread.join(5)
+
+
+@pytest.fixture
+def loopback() -> Iterator[Loopback]:
+    with recording_listener(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nloopback\n") as (port, hits):
+        yield Loopback(port, hits)
 
 
 def settle() -> None:
