@@ -25,6 +25,7 @@ import pytest
 import tomli_w
 
 from tests.security.sandbox.helpers import host_group, host_user
+from tests.security.sandbox.netlab import recording_listener
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).parent / "sandbox" / "parity_runner.py"
@@ -43,6 +44,7 @@ EXCLUSIONS = {
     "kernel_thread_names": "ps: a kernel worker renames itself after its current work queue ([kworker/0:1-events])",
     "socket_churn": "ss/netstat: listeners on ephemeral ports (>= 32768) that other processes opened or "
                     "closed between the two runs",
+    "ping_timing": "ping: round-trip times and the total time",
 }
 # Documented differences (docs/security.md, "Sandbox parity"): a fact the sandbox changes.
 LIMITS = {
@@ -87,12 +89,12 @@ CALLS: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("apt", ["search", "bubblewrap"], ()),
     ("apt", ["policy", "bash"], ()),
     ("apt", ["show", "bash"], ()),
+    ("ping", ["-c", "1", "-W", "2", "127.0.0.1"], ("ping_timing",)),
+    ("curl", ["-sI", "http://127.0.0.1:{port}/parity"], ()),
 ]
 # Not run here, and why (reported in the parity result).
 PENDING = {
-    "ping -c 1 127.0.0.1": "sec-net's ICMP namespace is not on main yet",
-    "curl to a network_allow listener": "sec-net's sandbox.network_allow is not on main yet",
-    "dig": "no resolver is reachable on this machine (sec-net's forwarder is not on main yet)",
+    "dig": "no resolver is reachable from this machine (the DNS relay itself: test_sandbox_dns.py)",
     "systemctl list-units": "no system bus on this machine (PID 1 is not systemd)",
 }
 
@@ -120,22 +122,40 @@ def workspace() -> Iterator[Path]:
     shutil.rmtree(ws, ignore_errors=True)
 
 
+# The answer of the listener curl asks (fixed: no Date header, so both runs read the same facts).
+LISTENER_ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 7\r\nConnection: close\r\n\r\nparity\n"
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[tuple[int, list[str]]]:
+    """An HTTP listener on the host's 127.0.0.1, refused by default and opened by
+    ``sandbox.network_allow`` for the parity runs; records each request line."""
+    with recording_listener(LISTENER_ANSWER) as (port, hits):
+        yield port, hits
+
+
 def run_all(ws: Path, mode: str, profile: str, as_uid: int | None,
-            calls: list[tuple[str, list[str]]] | None = None) -> dict[str, Any]:
-    """``calls`` (default: all of CALLS) through one engine (as ``as_uid`` when given)."""
+            calls: list[tuple[str, list[str]]] | None = None, port: int | None = None) -> dict[str, Any]:
+    """``calls`` (default: all of CALLS, ``{port}`` the listener's) through one engine (as
+    ``as_uid`` when given); ``port`` is opened by ``sandbox.network_allow``."""
     cfg_dir = Path(tempfile.mkdtemp(prefix="parism-parity-cfg-", dir="/tmp"))
     cfg_dir.chmod(0o755)
     cfg = cfg_dir / "parism.toml"
+    sandbox: dict[str, Any] = {"mode": mode}
+    if port is not None:
+        sandbox["network_allow"] = [f"127.0.0.1:{port}"]
     cfg.write_text(tomli_w.dumps({"guard": {"profile": profile, "allowed_paths": [str(ws)], "max_items": 100000},
-                                  "sandbox": {"mode": mode}}))
+                                  "sandbox": sandbox}))
     cfg.chmod(0o644)
     site = [str(ROOT), *[p for p in sys.path if p.endswith("site-packages")]]
     code = f"import sys; sys.path[:0] = {site!r}; import runpy; runpy.run_path({str(RUNNER)!r}, run_name='__main__')"
     py = sys.executable if as_uid is None else SYSTEM_PY
     prefix = [] if as_uid is None else ["setpriv", f"--reuid={as_uid}", f"--regid={as_uid}", "--clear-groups"]
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(cfg_dir), "LANG": "C.UTF-8"}
+    if calls is None:
+        calls = [(cmd, [a.replace("{port}", str(port)) for a in args]) for cmd, args, _ in CALLS]
     try:
-        proc = subprocess.run([*prefix, py, "-c", code, str(cfg), str(ws)], input=json.dumps(calls or [c[:2] for c in CALLS]),
+        proc = subprocess.run([*prefix, py, "-c", code, str(cfg), str(ws)], input=json.dumps(calls),
                               capture_output=True, text=True, env=env, cwd=str(ws), timeout=600)
     finally:
         shutil.rmtree(cfg_dir, ignore_errors=True)
@@ -162,19 +182,30 @@ def _route_available(route: str) -> str | None:
     return None
 
 
+class Results(dict):
+    """The sandbox-on/off pairs computed so far (by (case, profile)) and the listener curl asks."""
+
+    def __init__(self, port: int, hits: list[str]) -> None:
+        super().__init__()
+        self.port, self.hits = port, hits
+
+
 @pytest.fixture(scope="module")
-def results(workspace: Path) -> dict[tuple[str, str], tuple[dict, dict]]:
-    return {}
+def results(workspace: Path, listener: tuple[int, list[str]]) -> Results:
+    return Results(*listener)
 
 
-def pair(results: dict, workspace: Path, case: str, profile: str) -> tuple[dict, dict]:
+def pair(results: Results, workspace: Path, case: str, profile: str) -> tuple[dict, dict]:
     key = (case, profile)
     if key not in results:
         uid, owner, mode = CASES[case]
         os.chown(workspace, owner, owner)
         workspace.chmod(mode)
         try:
-            results[key] = (run_all(workspace, "required", profile, uid), run_all(workspace, "off", profile, uid))
+            before = len(results.hits)
+            results[key] = (run_all(workspace, "required", profile, uid, port=results.port),
+                            run_all(workspace, "off", profile, uid, port=results.port))
+            assert len(results.hits) == before + 2, results.hits  # curl reached the listener, on and off
         finally:
             os.chown(workspace, 0, 0)
             workspace.chmod(0o755)
@@ -232,6 +263,9 @@ def normalise(call: dict[str, Any], rules: tuple[str, ...]) -> Any:
         return {r.get("mounted_on"): r.get("filesystem") for r in rows(parsed, "filesystems")}
     if cmd == "date":
         return len(call["raw"].strip())
+    if cmd == "ping":  # ping_timing
+        timed = ("time_ms", "time_text", "rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_stddev_ms")
+        return {**_drop(parsed, *timed), "replies": [_drop(r, *timed) for r in rows(parsed, "replies")]}
     if cmd == "env":
         return _drop(parsed.get("variables", parsed) if isinstance(parsed, dict) else parsed, "HOME", "TMPDIR")
     return parsed
