@@ -231,6 +231,10 @@ def workspace() -> Iterator[tuple[Path, Path, Trap]]:
 
 
 def _own(ws: Path) -> None:
+    """The project becomes OWNER's (a root server then runs its commands as OWNER); a server that
+    is not root runs them as itself, which already owns it."""
+    if os.geteuid() != 0:
+        return
     for dirpath, dirnames, filenames in os.walk(ws):
         for name in (*dirnames, *filenames):
             os.lchown(os.path.join(dirpath, name), OWNER, OWNER)

@@ -4,11 +4,12 @@ A thread exchanges the working directory — and, in other calls, a directory na
 argument — with a symlink to a directory outside the allowed paths, using
 ``renameat2(RENAME_EXCHANGE)`` (atomic: the name is always one or the other), while hundreds of
 calls run through the real engine and real bubblewrap, pooled sandboxes included. Both shipped
-profiles, and every identity rule the server (root here) can take: ``workspace_owner`` (the
+profiles, and every identity rule the server can take — as root: ``workspace_owner`` (the
 workspace belongs to uid 4242), ``unprivileged_uid`` (root-owned, listable: ``nobody``),
-``root_masked`` (root-owned, private: uid 0 in the namespace). The outside directory holds a
-marker; it must never appear in any answer. Armed control: the same reads through the swapped
-names without Parism do return the outside marker.
+``root_masked`` (root-owned, private: uid 0 in the namespace); as uid 10001 (the appliance,
+``scripts/test-nonroot``): ``server_user``. The outside directory holds a marker; it must never
+appear in any answer. Armed control: the same reads through the swapped names without Parism do
+return the outside marker.
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ from parism.executor import ExecSpec
 from parism.sandbox import Sandbox, identity
 from parism.sandbox.launcher import Prepared
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the identity rules under test are those of a root server")
-
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 OUTSIDE = "OUTSIDE-MARKER-5f1c"  # only in the outside directory
 INSIDE = "inside-marker"
 CALLS = 50  # per profile, rule and target: 600 calls in all
 OWNER = 4242
-RULES = {"workspace_owner": (OWNER, 0o755), "unprivileged_uid": (0, 0o755), "root_masked": (0, 0o700)}
+# identity rule -> (workspace owner, mode): a root server's three; a server that is not root (the
+# appliance, scripts/test-nonroot) has one, the commands run as itself
+RULES = ({"workspace_owner": (OWNER, 0o755), "unprivileged_uid": (0, 0o755), "root_masked": (0, 0o700)}
+         if os.geteuid() == 0 else {"server_user": (os.geteuid(), 0o755)})
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -103,9 +105,9 @@ def build_tree(base: Path, owner: int, mode: int) -> dict[str, str]:
         path.chmod(0o755)
     for path in (proj, proj / "sub"):
         path.chmod(mode)
-        os.chown(path, owner, owner)
-    for path in (proj / "marker.txt", proj / "sub" / "marker.txt"):
-        os.chown(path, owner, owner)
+    if os.geteuid() == 0:
+        for path in (proj, proj / "sub", proj / "marker.txt", proj / "sub" / "marker.txt"):
+            os.chown(path, owner, owner)
     return {"ws": str(ws), "cwd": str(proj), "cwd.swap": str(ws / "proj.swap"),
             "sub": str(proj / "sub"), "sub.swap": str(proj / "sub.swap")}
 
