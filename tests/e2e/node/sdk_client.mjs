@@ -6,7 +6,8 @@
 // 2020-12, MCP's default dialect), calls every tool with arguments that exercise it (retain ->
 // budget -> fetch_result until no cursor, evidence -> explain_result, two git runs ->
 // compare_results, run_paged pages) and the error cases, and validates every structuredContent
-// against its tool's outputSchema with the same strict ajv. It records facts, judges nothing:
+// against its tool's outputSchema, and every call's arguments against its inputSchema (does the
+// published schema agree with the server's own argument check?), with the same strict ajv. It records facts, judges nothing:
 // the pytest asserts on the JSON report printed to stdout (and on the file system).
 import fs from "node:fs";
 import path from "node:path";
@@ -28,6 +29,7 @@ const report = {
   server: null, tools: [], schemas: {}, calls: [], stderr: "",
 };
 const validators = {};
+const inputValidators = {};
 
 function compile(schema) {
   try {
@@ -45,6 +47,8 @@ function text(result) {
 async function call(label, name, args) {
   const entry = { label, tool: name, arguments: args };
   report.calls.push(entry);
+  const input = inputValidators[name]?.validate;
+  entry.input_valid = input ? input(args) : null;
   try {
     const result = await client.callTool({ name, arguments: args });
     entry.isError = result.isError === true;
@@ -82,6 +86,7 @@ try {
     const input = compile(tool.inputSchema);
     const output = tool.outputSchema ? compile(tool.outputSchema) : { validate: null, error: "no outputSchema" };
     validators[tool.name] = output;
+    inputValidators[tool.name] = input;
     report.schemas[tool.name] = { input: input.error, output: output.error };
     report.tools.push({ name: tool.name, annotations: tool.annotations ?? null });
   }
