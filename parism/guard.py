@@ -28,7 +28,8 @@ from parism.envelope import Failure
 from parism.paths import Roots, is_system_ancestor, looks_like_path, open_dir
 from parism.childenv import build_child_env
 from parism.policy.gitdirs import MAX_DIRS, git_dirs_below
-from parism.policy.gitrepo import Repo, RepoProblem, Runner, direct_runner, read_repo
+from parism.policy.gitcache import RepoCache
+from parism.policy.gitrepo import Repo, RepoProblem, Runner, direct_runner
 from parism.policy.network import host_problem, url_problem
 from parism.policy.rewrite import exec_args
 from parism.policy.rules import Classified, Value, classify
@@ -224,13 +225,15 @@ def _network_problem(value: Value, cfg: LoadedConfig) -> str | None:
 ENTERS_SUBMODULES = frozenset({"status", "diff"})
 
 
-def _git_repo(cwd: str, classified: Classified, run: Runner) -> Repo | RepoProblem | None:
+def _git_repo(cwd: str, classified: Classified, setup: Setup) -> Repo | RepoProblem | None:
     """The repository git will use — the cwd (already a realpath) moved by each ``-C`` — in
-    git's own reading (``policy/gitrepo.py``)."""
+    git's own reading (``policy/gitrepo.py``), kept while its files are unchanged
+    (``policy/gitcache.py``)."""
     where = cwd
     for moved in classified.tokens.values("-C"):
         where = os.path.join(where, os.path.expanduser(moved))
-    return read_repo(os.path.realpath(where), run, enter_submodules=classified.subcommand in ENTERS_SUBMODULES)
+    return setup.git_repos.read(os.path.realpath(where), setup.git_runner,
+                                enter_submodules=classified.subcommand in ENTERS_SUBMODULES)
 
 
 class Setup:
@@ -239,7 +242,9 @@ class Setup:
     Why: the sandbox table of a decision merges the profile's and the settings' sandbox tables
     and the command's limits (pydantic dumps), the same on every call. The engine builds one
     ``Setup`` and passes it to every ``check``; without one, ``check`` builds it for that call.
-    Nothing that depends on the file system is kept here: paths are resolved on every call."""
+    Nothing that depends on the file system is kept here but git's reading of a repository, used
+    only while the files it depends on are unchanged (``policy/gitcache.py``): paths are resolved
+    on every call."""
 
     def __init__(self, cfg: LoadedConfig, git_runner: Runner | None = None) -> None:
         self.cfg = cfg
@@ -247,6 +252,7 @@ class Setup:
         self.arg_budget = ArgBudget.from_config(cfg, child_env)
         # how the guard asks git about a repository (the sandbox may supply its own runner)
         self.git_runner = git_runner or direct_runner(child_env)
+        self.git_repos = RepoCache()  # answers of this runner only
         self._base = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
         self._limits: dict[str, dict[str, Any]] = {}
 
@@ -307,7 +313,7 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     if (_check_paths(decision, classified, cfg) or _check_injection(decision, classified, args, cfg)
             or _check_policy(decision, cmd, classified, cfg)):
         return decision
-    repo = _git_repo(decision.cwd, classified, setup.git_runner) if cmd == "git" else None
+    repo = _git_repo(decision.cwd, classified, setup) if cmd == "git" else None
     if _check_repo(decision, repo, cfg):
         return decision
     assert not isinstance(repo, RepoProblem)

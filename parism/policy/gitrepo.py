@@ -99,6 +99,8 @@ class Repo:
     moves_worktree: bool = False  # core.worktree set: --work-tree=<work_dir> is forced
     repos: list[str] = field(default_factory=list)  # every repository read, top first
     origins: set[str] = field(default_factory=set)  # every config file git read (absolute)
+    includes: bool = False  # an include.* / includeIf.* entry was read (its target may be missing)
+    gitlinks: int = 0  # gitlink entries in the indexes read (populated or not)
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,8 @@ class _Reader:
         self.repos: list[str] = []
         self.origins: set[str] = set()
         self.moves_worktree = False
+        self.includes = False
+        self.gitlinks = 0
 
     def add(self, key: str, value: str) -> None:
         if "=" in key or "\n" in key:
@@ -203,6 +207,7 @@ class _Reader:
                 continue
             if origin.startswith("file:"):  # relative to where git ran
                 self.origins.add(os.path.normpath(os.path.join(where, origin[5:])))
+            self.includes = self.includes or key.lower().startswith(("include.", "includeif."))
             if key.lower() == "core.worktree":
                 if top:
                     self.moves_worktree = True
@@ -222,6 +227,7 @@ class _Reader:
         for entry in answers[1].split(b"\0"):
             if not entry.startswith(GITLINK.encode()):
                 continue
+            self.gitlinks += 1
             sub = os.path.join(work_dir, entry.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
             if not os.path.lexists(os.path.join(sub, ".git")):
                 continue  # not populated: git does not enter it
@@ -275,4 +281,5 @@ def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | Repo
         return RepoProblem(f"the repositories declare {len(reader.overrides)} programs to disable "
                            f"(more than {MAX_OVERRIDES})")
     return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
-                moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins)
+                moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins,
+                includes=reader.includes, gitlinks=reader.gitlinks)
