@@ -48,6 +48,7 @@ Parism runs allowlisted shell commands without a shell and returns a JSON envelo
 4. ok=true: read stdout.parsed; when it is null or stdout.parse_error is set, use stdout.raw.
    ok=false: branch on failure.kind (guard|exec|parse|config); failure.hint says what to change.
    A non-zero exit code is data (failure.reason non_zero_exit), not a tool error.
+   A table {schema, default, rows}: each row is default plus its non-null cells, named by schema.
 5. run with retain=true keeps the answer (review.result_id): fetch_result pages on after a budget
    cut (until continuation has no cursor), explain_result shows where a value came from (with
    evidence="fields"), compare_results diffs two runs of the same command. They never re-run."""

@@ -12,10 +12,13 @@ the answer of the parsers listed in :data:`DERIVED` under the raw text:
    of the same row (``ls``: ``type``, ``permissions``, ``mode_octal``… from ``mode``,
    ``modified_at`` from ``modified_raw``) is dropped from that row; ``format: "json"`` (the
    seed's shape) or ``select`` returns it.
-3. **Folded tables with shared values**: every top-level array of objects becomes ``{schema,
-   same, rows}``, where ``same`` holds the columns whose value is identical in every row (owner
-   and group of a listing, the author of a one-person log); columns some rows lack come last
-   and a row ends at its last value (a row shorter than ``schema`` lacks the remaining fields).
+3. **Folded tables with defaults**: every top-level array of objects becomes ``{schema,
+   default, rows}``: a row is ``default`` overlaid with its non-null cells.  A column whose value
+   is the same in every row is only in ``default`` (owner and group of a listing); a column whose
+   most common value fills a quarter of the rows (at least :data:`MIN_DEFAULT`) keeps its other
+   values in the rows and that one in ``default`` (``tmpfs`` in ``df``, ``?`` as a process's
+   terminal); columns with more null cells come later and a row ends at its last value.  A
+   column some rows lack never has a default (a null there is an absent field).
    :func:`expand` restores the rows.
 
 Parsers not listed keep the adaptive behaviour (§6.4).
@@ -23,6 +26,7 @@ Parsers not listed keep the adaptive behaviour (§6.4).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +40,9 @@ DERIVED: dict[str, dict[str, str]] = {
     "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
     "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},
 }
+
+#: Fewest rows a column's most common value must fill to become its default (and a quarter of them).
+MIN_DEFAULT = 3
 
 #: Keys of a parsed value that say the parse is not a full restatement of the text.
 DOUBTS = ("warnings", "unresolved")
@@ -62,7 +69,7 @@ def replaces_raw(parsed: Any, parser_id: str, args: Sequence[str] = ()) -> bool:
 
 
 def lean(parsed: Any, parser_id: str) -> Any:
-    """Drop derived fields, then fold every array of objects into ``{schema, same, rows}``.  An
+    """Drop derived fields, then fold every array of objects into ``{schema, default, rows}``.  An
     array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent")."""
     if not isinstance(parsed, dict):
         return parsed
@@ -77,7 +84,7 @@ def lean(parsed: Any, parser_id: str) -> Any:
         if value is rows or not isinstance(rows, list) or len(rows) < 2 or _has_null(rows):
             out[key] = rows
         else:
-            out[key] = _share(value)
+            out[key] = _defaults(value)
     return out
 
 
@@ -88,8 +95,8 @@ def expand(value: Any) -> Any:
     out = {}
     for key, table in value.items():
         if isinstance(table, dict) and isinstance(table.get("schema"), list) and isinstance(table.get("rows"), list):
-            same, schema = table.get("same", {}), table["schema"]
-            out[key] = [{**{k: v for k, v in zip(schema, row) if v is not None}, **same} for row in table["rows"]]
+            default, schema = table.get("default", {}), table["schema"]
+            out[key] = [{**default, **{k: v for k, v in zip(schema, row) if v is not None}} for row in table["rows"]]
         else:
             out[key] = table
     return out
@@ -105,20 +112,50 @@ def _has_null(rows: list[Any]) -> bool:
     return any(v is None for r in rows if isinstance(r, dict) for v in r.values())
 
 
-def _share(table: dict[str, Any]) -> dict[str, Any]:
-    """Move the columns with one value in every row (no null: that is a missing key) to ``same``;
-    put the columns some rows lack last (fewest gaps first) and end each row at its last value,
+def _defaults(table: dict[str, Any]) -> dict[str, Any]:
+    """Give columns their default (constant columns leave the schema), blank the cells equal to
+    it, order the columns by their blank cells (fewest first) and end each row at its last value,
     so a field few rows have (a symlink's ``target``) costs nothing in the others."""
     schema, rows = table["schema"], table["rows"]
-    columns = list(zip(*rows))
-    shared = [i for i, column in enumerate(columns) if _constant(column)]
-    gaps = [column.count(None) for column in columns]
-    keep = sorted((i for i in range(len(schema)) if i not in set(shared)), key=lambda i: (gaps[i] > 0, gaps[i]))
+    columns = [list(c) for c in zip(*rows)]
+    default: dict[str, Any] = {}
+    for i, column in enumerate(columns):
+        found = _usual(column, len(rows))
+        if found is not None:
+            default[schema[i]] = found[1]
+            columns[i] = _blanked(column, *found)
+    blanks = [column.count(None) for column in columns]
+    keep = [i for i in sorted(range(len(schema)), key=blanks.__getitem__) if blanks[i] < len(rows)]
     out: dict[str, Any] = {"schema": [schema[i] for i in keep]}
-    if shared:
-        out["same"] = {schema[i]: rows[0][i] for i in shared}
-    out["rows"] = [_trimmed([row[i] for i in keep]) for row in rows]
+    if default:
+        out["default"] = default
+    cells = zip(*(columns[i] for i in keep)) if keep else ((),) * len(rows)
+    out["rows"] = [_trimmed(list(row)) for row in cells]
     return out
+
+
+def _usual(column: list[Any], n: int) -> tuple[type, Any] | None:
+    """(type, value) of the column's default: its most common scalar when it fills every row, or
+    a quarter of them and at least :data:`MIN_DEFAULT`; None for a column with gaps."""
+    if None in column:
+        return None
+    try:
+        counts = Counter(zip(map(type, column), column))  # 1 and True (and 1.0) kept apart
+    except TypeError:  # a nested value: no default
+        return None
+    (kind, value), hits = counts.most_common(1)[0]
+    if kind is float:  # -0.0 == 0.0: counted by their JSON spelling instead
+        hits = sum(1 for v in column if type(v) is float and repr(v) == repr(value))
+    if hits == n or (hits >= MIN_DEFAULT and 4 * hits >= n):
+        return kind, value
+    return None
+
+
+def _blanked(column: list[Any], kind: type, value: Any) -> list[Any]:
+    if kind is float:
+        spelled = repr(value)
+        return [None if type(v) is float and repr(v) == spelled else v for v in column]
+    return [None if type(v) is kind and v == value else v for v in column]
 
 
 def _trimmed(row: list[Any]) -> list[Any]:
@@ -126,11 +163,3 @@ def _trimmed(row: list[Any]) -> list[Any]:
     while end and row[end - 1] is None:
         end -= 1
     return row[:end] if end < len(row) else row
-
-
-def _constant(column: tuple[Any, ...]) -> bool:
-    first = column[0]
-    if first is None:
-        return False
-    kind = type(first)
-    return all(type(v) is kind and v == first for v in column)

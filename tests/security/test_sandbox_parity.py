@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import tomli_w
 
+from parism.shape.lean import expand
 from tests.security.sandbox.helpers import host_group, host_user
 from tests.security.sandbox.netlab import recording_listener
 
@@ -217,9 +218,8 @@ def pair(results: Results, workspace: Path, case: str, profile: str) -> tuple[di
 
 def rows(parsed: Any, key: str) -> list[dict[str, Any]]:
     value = (parsed or {}).get(key) or []
-    if isinstance(value, dict) and "schema" in value:
-        same = value.get("same", {})  # the lean default answer's shared columns (docs/envelope.md)
-        return [{**{k: v for k, v in zip(value["schema"], r) if v is not None}, **same} for r in value["rows"]]
+    if isinstance(value, dict) and "schema" in value:  # the lean default answer (docs/envelope.md)
+        return expand({key: value})[key]
     return list(value)
 
 

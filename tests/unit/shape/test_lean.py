@@ -114,11 +114,43 @@ def test_shared_columns_gaps_last_and_trimmed_rows() -> None:
     rows = [{"name": "a", "owner": "root", "target": "x"}, {"name": "b", "owner": "root"},
             {"name": "c", "owner": "root", "size": 3}]
     value = lean.lean({"entries": rows}, "ps")
-    assert value == {"entries": {"schema": ["name", "target", "size"], "same": {"owner": "root"},
+    assert value == {"entries": {"schema": ["name", "target", "size"], "default": {"owner": "root"},
                                  "rows": [["a", "x"], ["b"], ["c", None, 3]]}}
     assert lean.expand(value) == {"entries": rows}
     with_null = [{"name": "a", "v": None}, {"name": "b", "v": None}]
     assert lean.lean({"entries": with_null}, "ps") == {"entries": with_null}  # an explicit null stays
+
+
+def test_a_usual_value_becomes_the_columns_default() -> None:
+    """df: most file systems are tmpfs; the other values stay in the rows, the blank cells end
+    the rows (the column moves after the ones with fewer blanks)."""
+    rows = [{"fs": "/dev/vda", "on": "/", "use": 25}] + [{"fs": "tmpfs", "on": f"/m{i}", "use": 0} for i in range(5)]
+    value = lean.lean({"filesystems": rows}, "ps")
+    assert value == {"filesystems": {"schema": ["on", "fs", "use"], "default": {"fs": "tmpfs", "use": 0},
+                                     "rows": [["/", "/dev/vda", 25]] + [[f"/m{i}"] for i in range(5)]}}
+    assert lean.expand(value) == {"filesystems": rows}
+
+
+@pytest.mark.parametrize("values", [
+    [1, True, 1, True, 1.0, 1, 1],  # equal in Python, not in JSON
+    [0.0, -0.0, 0.0, -0.0, 0.0, 0.0],
+    [-0.0, -0.0, -0.0, 0.0, 1.5, 2.5],
+    [[1], [1], [1], [2]],  # nested values get no default
+    ["x", "x", "x", "x"],  # every row: the column leaves the schema
+])
+def test_defaults_keep_json_types_and_spellings(values: list[Any]) -> None:
+    rows = [{"n": i, "v": v} for i, v in enumerate(values)]
+    value = lean.lean({"rows": rows}, "ps")
+    back = lean.expand(value)["rows"]
+    assert json.dumps(back, sort_keys=True) == json.dumps(rows, sort_keys=True)  # spellings: -0.0, 1.0, true
+    assert [type(r["v"]) for r in back] == [type(v) for v in values]
+
+
+def test_a_table_of_constant_rows_keeps_its_row_count() -> None:
+    rows = [{"a": 1, "b": "x"}] * 3
+    value = lean.lean({"rows": rows}, "ps")
+    assert value == {"rows": {"schema": [], "default": {"a": 1, "b": "x"}, "rows": [[], [], []]}}
+    assert lean.expand(value) == {"rows": rows}
 
 
 def test_derived_fields_only_dropped_beside_their_source() -> None:

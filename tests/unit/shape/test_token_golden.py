@@ -20,8 +20,10 @@ from bench_tokens import mixed_dir, stringify  # noqa: E402
 from bench_overhead import make_repo  # noqa: E402
 from tokenizer import o200k  # noqa: E402
 
-#: case → (most tokens of the default answer, either reader) — measured 2026-12-01: 5,363 / 2,376 / 630
-GOLDEN = {"ls -la, 200 mixed entries": 5450, "git log -n 50": 2450, "ls -la 500 entries, select+limit 50": 800}
+#: case → (most tokens of the default answer, either reader) — measured 2026-12-02: 5,080 / 1,941 / 628;
+#: df -h: 240 against 333 raw (its rows are this machine's mounts: only the raw bound is portable)
+GOLDEN = {"ls -la, 200 mixed entries": 5250, "git log -n 50": 2050, "ls -la 500 entries, select+limit 50": 800,
+          "df -h": None}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +36,7 @@ def engine_and_dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, d
         "git log -n 50": (["git", "log", "-n", "50"], str(make_repo(root)), {}),
         "ls -la 500 entries, select+limit 50": (["ls", "-la"], str(mixed_dir(root / "big", n=500, seed=11)),
                                                 {"select": ["name", "size_bytes"], "limit": 50}),
+        "df -h": (["df", "-h"], str(root), {}),
     }
     return parism.create_engine(str(cfg)), cases
 
@@ -53,5 +56,6 @@ def test_default_answer_costs_at_most_the_golden_figure_and_the_raw_text(engine_
     text, structured = result.content[0].text, stringify(result.structured_content)
     assert json.loads(text) == json.loads(structured)  # the same answer for both readers
     n_raw, n_text, n_struct = o200k.count_many([raw, text, structured])
-    assert max(n_text, n_struct) <= GOLDEN[case], (case, n_text, n_struct)
+    golden = GOLDEN[case]
+    assert golden is None or max(n_text, n_struct) <= golden, (case, n_text, n_struct)
     assert max(n_text, n_struct) <= n_raw, (case, n_text, n_struct, n_raw)
