@@ -26,6 +26,7 @@ Parsers not listed keep the adaptive behaviour (§6.4).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -70,21 +71,23 @@ def replaces_raw(parsed: Any, parser_id: str, args: Sequence[str] = ()) -> bool:
 
 def lean(parsed: Any, parser_id: str) -> Any:
     """Drop derived fields, then fold every array of objects into ``{schema, default, rows}``.  An
-    array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent")."""
+    array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent").
+
+    Rows are folded first and their derived cells blanked per column (no dict per row is built:
+    building the slim rows was most of the shaping time of a 500-row listing)."""
     if not isinstance(parsed, dict):
         return parsed
     derived = DERIVED[parser_id]
-    slim = {k: [_slim(r, derived) for r in v] if isinstance(v, list) and derived else v for k, v in parsed.items()}
-    folded = compact(slim)
-    if not folded.ok:
-        return slim
     out: dict[str, Any] = {}
-    for key, value in folded.value.items():
-        rows = slim[key]
-        if value is rows or not isinstance(rows, list) or len(rows) < 2 or _has_null(rows):
-            out[key] = rows
+    for key, value in parsed.items():
+        folded = compact({key: value})  # the fold with its depth check, one array at a time
+        if not folded.ok:
+            return {k: _slim_all(v, derived) for k, v in parsed.items()}
+        table = folded.value[key]
+        if table is value or not isinstance(value, list) or len(value) < 2 or _has_null(value):
+            out[key] = _slim_all(value, derived)
         else:
-            out[key] = _defaults(value)
+            out[key] = _defaults(table, derived)
     return out
 
 
@@ -102,6 +105,10 @@ def expand(value: Any) -> Any:
     return out
 
 
+def _slim_all(value: Any, derived: dict[str, str]) -> Any:
+    return [_slim(r, derived) for r in value] if isinstance(value, list) and derived else value
+
+
 def _slim(row: Any, derived: dict[str, str]) -> Any:
     if not isinstance(row, dict):
         return row
@@ -109,15 +116,20 @@ def _slim(row: Any, derived: dict[str, str]) -> Any:
 
 
 def _has_null(rows: list[Any]) -> bool:
-    return any(v is None for r in rows if isinstance(r, dict) for v in r.values())
+    return any(None in r.values() for r in rows if isinstance(r, dict))  # parsed cells are JSON values
 
 
-def _defaults(table: dict[str, Any]) -> dict[str, Any]:
-    """Give columns their default (constant columns leave the schema), blank the cells equal to
-    it, order the columns by their blank cells (fewest first) and end each row at its last value,
-    so a field few rows have (a symlink's ``target``) costs nothing in the others."""
+def _defaults(table: dict[str, Any], derived: dict[str, str]) -> dict[str, Any]:
+    """Blank the derived cells of rows that have their source, give columns their default
+    (constant columns leave the schema), blank the cells equal to it, order the columns by their
+    blank cells (fewest first) and end each row at its last value, so a field few rows have (a
+    symlink's ``target``) costs nothing in the others."""
     schema, rows = table["schema"], table["rows"]
-    columns = [list(c) for c in zip(*rows)]
+    printed = [list(c) for c in zip(*rows)]  # no explicit null: a None cell is an absent field
+    at = {k: i for i, k in enumerate(schema)}
+    columns = [column if at.get(derived.get(k, "")) is None else
+               [None if source is not None else v for v, source in zip(column, printed[at[derived[k]]])]
+               for k, column in zip(schema, printed)]
     default: dict[str, Any] = {}
     for i, column in enumerate(columns):
         found = _usual(column, len(rows))
@@ -130,32 +142,47 @@ def _defaults(table: dict[str, Any]) -> dict[str, Any]:
     if default:
         out["default"] = default
     cells = zip(*(columns[i] for i in keep)) if keep else ((),) * len(rows)
-    out["rows"] = [_trimmed(list(row)) for row in cells]
+    out["rows"] = [list(row) if not row or row[-1] is not None else _trimmed(list(row)) for row in cells]
     return out
 
 
-def _usual(column: list[Any], n: int) -> tuple[type, Any] | None:
-    """(type, value) of the column's default: its most common scalar when it fills every row, or
+def _usual(column: list[Any], n: int) -> tuple[type, Any, bool] | None:
+    """(type, value, mixed) of the column's default: its most common scalar when it fills every row, or
     a quarter of them and at least :data:`MIN_DEFAULT`; None for a column with gaps."""
     if None in column:
         return None
     try:
-        counts = Counter(zip(map(type, column), column))  # 1 and True (and 1.0) kept apart
+        value, hits = Counter(column).most_common(1)[0]
     except TypeError:  # a nested value: no default
         return None
-    (kind, value), hits = counts.most_common(1)[0]
-    if kind is float:  # -0.0 == 0.0: counted by their JSON spelling instead
-        hits = sum(1 for v in column if type(v) is float and repr(v) == repr(value))
+    kind = type(value)
+    mixed = _mixed(column, kind, value)
+    if mixed:  # 1 == True == 1.0 and -0.0 == 0.0: count JSON-equal cells only
+        hits = sum(1 for v in column if _same(v, kind, value))
     if hits == n or (hits >= MIN_DEFAULT and 4 * hits >= n):
-        return kind, value
+        return kind, value, mixed
     return None
 
 
-def _blanked(column: list[Any], kind: type, value: Any) -> list[Any]:
-    if kind is float:
-        spelled = repr(value)
-        return [None if type(v) is float and repr(v) == spelled else v for v in column]
-    return [None if type(v) is kind and v == value else v for v in column]
+def _mixed(column: list[Any], kind: type, value: Any) -> bool:
+    """Could cells equal to ``value`` in Python differ from it in JSON (another type, a zero of
+    the other sign)?"""
+    if set(map(type, column)) != {kind}:
+        return True
+    return kind is float and value == 0 and NEGATIVE_ZERO in map(float.hex, column)
+
+
+NEGATIVE_ZERO = (-0.0).hex()
+
+
+def _same(v: Any, kind: type, value: Any) -> bool:
+    return type(v) is kind and v == value and (kind is not float or math.copysign(1, v) == math.copysign(1, value))
+
+
+def _blanked(column: list[Any], kind: type, value: Any, mixed: bool) -> list[Any]:
+    if mixed:
+        return [None if _same(v, kind, value) else v for v in column]
+    return [None if v == value else v for v in column]
 
 
 def _trimmed(row: list[Any]) -> list[Any]:
