@@ -18,6 +18,8 @@ drift and what one variant leaves running hit them all alike), for each command 
               structured answer, paid mostly in the client's JSON decoding and validation
   shell-mcp   mcp-shell-server from PyPI in its own virtualenv (skipped, with the reason, when it
               cannot be installed or started)
+  baseline    with ``--baseline DIR``: ``parism serve`` from another checkout (e.g. ``git archive
+              main``), spawned like ``parism``: a before/after comparison inside one run
 
 Then cold start: spawn → initialize → tools/list answered, `parism` against the floor server
 and against the floor with the collector off during its imports (what `parism serve` does).
@@ -27,7 +29,7 @@ floor + 100 ms.
 Extra rows: call :func:`main` with ``extra_variants={"name": fn}`` where ``fn(argv, cwd)`` is an
 async callable running one command (e.g. a sandboxed and an unsandboxed engine).
 
-    .venv/bin/python scripts/bench_overhead.py [--iterations 30] [--cold 8]
+    .venv/bin/python scripts/bench_overhead.py [--iterations 30] [--cold 8] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -170,9 +172,9 @@ def write_parism_config(root: Path, repo: Path) -> Path:
     return cfg
 
 
-def server_env(root: Path) -> dict[str, str]:
+def server_env(root: Path, checkout: Path = REPO_ROOT) -> dict[str, str]:
     """Same environment for every spawned server: a private HOME, the checkout importable."""
-    return {"HOME": str(root), "PYTHONPATH": str(REPO_ROOT), "PATH": os.environ.get("PATH", "")}
+    return {"HOME": str(root), "PYTHONPATH": str(checkout), "PATH": os.environ.get("PATH", "")}
 
 
 @asynccontextmanager
@@ -184,9 +186,16 @@ async def session_for(params: StdioServerParameters) -> AsyncIterator[ClientSess
             yield session
 
 
-def parism_params(root: Path, cfg: Path) -> StdioServerParameters:
+def parism_params(root: Path, cfg: Path, checkout: Path = REPO_ROOT) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "parism", "serve", "--config", str(cfg)],
-                                 env=server_env(root), cwd=str(root))
+                                 env=server_env(root, checkout), cwd=str(root))
+
+
+def baseline_config(cfg: Path) -> Path:
+    """The same configuration under another name: the baseline server's command line differs."""
+    copy = cfg.with_name("parism-baseline.toml")
+    copy.write_text(cfg.read_text())
+    return copy
 
 
 def script_params(root: Path, name: str, source: str, *args: str) -> StdioServerParameters:
@@ -254,8 +263,8 @@ def server_cpu(marker: str) -> Callable[[], float] | None:
     return None
 
 
-async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path,
-                        commands: list[Command]) -> tuple[dict[str, Variant], list[str]]:
+async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path, commands: list[Command],
+                        baseline: Path | None = None) -> tuple[dict[str, Variant], list[str]]:
     """Start every variant once; return them and the reasons for the ones skipped."""
     import parism
 
@@ -287,10 +296,14 @@ async def open_variants(stack: AsyncExitStack, root: Path, cfg: Path,
     variants = {
         "bare": Variant(bare, None),
         "engine": Variant(via_engine, own_cpu),
-        "parism": Variant(via(parism_s), server_cpu("parism serve")),
+        "parism": Variant(via(parism_s), server_cpu(f"--config {cfg}")),
         "floor": Variant(via(floor_s), server_cpu("floor_server.py")),
         "delivery": Variant(via(delivery_s), server_cpu("delivery_server.py")),
     }
+    if baseline is not None:
+        base_cfg = baseline_config(cfg)
+        base_s = await stack.enter_async_context(session_for(parism_params(root, base_cfg, baseline)))
+        variants["baseline"] = Variant(via(base_s), server_cpu(f"--config {base_cfg}"))
     skipped: list[str] = []
     shell = shell_params(root)
     if isinstance(shell, str):
@@ -384,6 +397,10 @@ def report_calls(cells: dict[tuple[str, str], Cell], commands: list[Command], na
         if (c.label, "shell-mcp") in cells:
             shell = cells[(c.label, "shell-mcp")].median()
             verdicts.append(f"parism/shell-mcp = {parism / shell:.2f} (target < 1)")
+        if (c.label, "baseline") in cells:
+            base = cells[(c.label, "baseline")].median()
+            verdicts.append(f"baseline - floor = {base - floor:+.2f} ms → parism - floor = {parism - floor:+.2f} ms; "
+                            f"parism/baseline = {parism / base:.2f}")
         print(f"{'':<26}" + "; ".join(verdicts))
 
 
@@ -397,13 +414,16 @@ def report_cold(cells: dict[str, Cell]) -> None:
               f"{cpu:>9.1f}{cpu - floor_cpu:>+9.1f}")
     parism, parism_cpu = cells["parism"].median(), statistics.median(cells["parism"].cpu_ms)
     own, own_cpu_ms = cells["floor-gc-off"].median(), statistics.median(cells["floor-gc-off"].cpu_ms)
+    if "baseline" in cells:
+        base = cells["baseline"].median()
+        print(f"baseline - floor = {base - floor:+.1f} ms wall (parism - baseline = {parism - base:+.1f} ms)")
     print(f"parism - floor = {parism - floor:+.1f} ms wall, {parism_cpu - floor_cpu:+.1f} ms server CPU "
           f"(target ≤ +100); parism - floor-gc-off = {parism - own:+.1f} ms wall, "
           f"{parism_cpu - own_cpu_ms:+.1f} ms CPU (Parism's own start-up work)")
 
 
 async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[str, Runner] | None,
-                    only: str | None = None) -> None:
+                    only: str | None = None, baseline: Path | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="parism-bench-") as tmp:
         root = Path(tmp).resolve()
         root.chmod(0o755)  # the sandbox runs commands as an unprivileged user: let it mount this
@@ -416,7 +436,7 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
         ]
         commands = [c for c in commands if only is None or c.argv[0] == only]
         async with AsyncExitStack() as stack:
-            variants, skipped = await open_variants(stack, root, cfg, commands)
+            variants, skipped = await open_variants(stack, root, cfg, commands, baseline)
             variants.update({name: Variant(run, own_cpu) for name, run in (extra_variants or {}).items()})
             for reason in skipped:
                 print(f"skipped {reason}")
@@ -426,10 +446,13 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
         report_calls(cells, commands, list(variants))
         if cold_rounds < 1:
             return
-        cold = await measure_cold({"parism": (parism_params(root, cfg), "parism serve"),
-                                   "floor": (floor_params(root), "floor_server.py"),
-                                   "floor-gc-off": (floor_params(root, gc_off=True), "floor_server_gc_off.py")},
-                                  cold_rounds)
+        servers = {"parism": (parism_params(root, cfg), f"--config {cfg}"),
+                   "floor": (floor_params(root), "floor_server.py"),
+                   "floor-gc-off": (floor_params(root, gc_off=True), "floor_server_gc_off.py")}
+        if baseline is not None:
+            base_cfg = baseline_config(cfg)
+            servers["baseline"] = (parism_params(root, base_cfg, baseline), f"--config {base_cfg}")
+        cold = await measure_cold(servers, cold_rounds)
         report_cold(cold)
 
 
@@ -439,8 +462,12 @@ def main(extra_variants: Mapping[str, Runner] | None = None, argv: list[str] | N
     ap.add_argument("--iterations", type=int, default=30)
     ap.add_argument("--cold", type=int, default=8, help="cold-start rounds per server (0: skip)")
     ap.add_argument("--only", choices=["ls", "ps", "git"], help="measure one command (more iterations, less time)")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose parism serve runs beside this one")
     ns = ap.parse_args(argv)
-    asyncio.run(run_bench(ns.iterations, ns.cold, extra_variants, ns.only))
+    baseline = ns.baseline.resolve() if ns.baseline else None
+    if baseline is not None and not (baseline / "parism" / "__init__.py").exists():
+        ap.error(f"--baseline {baseline}: no parism package there")
+    asyncio.run(run_bench(ns.iterations, ns.cold, extra_variants, ns.only, baseline))
 
 
 if __name__ == "__main__":
