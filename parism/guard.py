@@ -27,6 +27,7 @@ from parism.egress.policy import destinations
 from parism.envelope import Failure
 from parism.paths import Roots, is_system_ancestor, looks_like_path, open_dir
 from parism.childenv import build_child_env
+from parism.policy.gitcopy import ConfigCopy, CopyProblem, copies
 from parism.policy.gitdirs import MAX_DIRS, git_dirs_below
 from parism.policy.gitcache import RepoCache
 from parism.policy.gitrepo import Repo, RepoProblem, Runner, direct_runner
@@ -60,6 +61,9 @@ class Decision:
     # what the guard opened to check it, by the checked (real) path: the sandbox runs the
     # command only in the cwd of this (st_dev, st_ino) — no name is resolved twice
     opened: dict[str, os.stat_result] = field(default_factory=dict)
+    # git: the sanitised copy of every configuration file git will read (policy/gitcopy.py),
+    # bound read-only over the file by the sandbox
+    git_configs: tuple[ConfigCopy, ...] = ()
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -151,6 +155,16 @@ def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: Loaded
             return _refuse(decision, "path_not_allowed",
                            f"git's configuration includes '{clip(origin)}', outside allowed paths. "
                            f"Allowed: {', '.join(allowed)}")
+    return None
+
+
+def _copy_config(decision: Decision, repo: Repo) -> Decision | None:
+    """The copies the sandbox shows git instead of its configuration files (``gitcopy.py``)."""
+    made = copies(repo)
+    if isinstance(made, CopyProblem):
+        return _refuse(decision, "arg_not_allowed", f"git may not run here: {made}",
+                       "inspect this repository's configuration with cat .git/config")
+    decision.git_configs = tuple(made)
     return None
 
 
@@ -317,6 +331,8 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     if _check_repo(decision, repo, cfg):
         return decision
     assert not isinstance(repo, RepoProblem)
+    if repo is not None and _copy_config(decision, repo):
+        return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
     _sandbox(decision, cmd, policy, setup)

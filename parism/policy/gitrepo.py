@@ -15,6 +15,10 @@ environment), so the union of what every repository declares is neutralised once
 Reading runs ``git config``, ``git rev-parse`` and ``git ls-files --stage``: none of them runs a
 filter, hook, pager or fsmonitor (the forced ``-c`` settings are given to them too), and each
 runs bounded in time and output through the executor.
+
+What git reported is kept per repository (``RepoConfig``): the sandbox binds a sanitised copy of
+it over the repository's own files (``policy/gitcopy.py``), so the git that runs reads what was
+checked here, not what the files hold by then.
 """
 
 from __future__ import annotations
@@ -89,6 +93,18 @@ _READ_CAP = 4 * 1024 * 1024  # bytes of config listing / index listing read per 
 GITLINK = "160000"
 
 
+Entry = tuple[str, str, str, str | None]  # (scope, origin, key, value; None: a bare boolean key)
+
+
+@dataclass(frozen=True)
+class RepoConfig:
+    """One repository's configuration as git read it: where its files are and every entry."""
+
+    git_dir: str  # absolute: config.worktree lives here
+    common_dir: str  # absolute: config lives here (a linked worktree shares its main's)
+    entries: tuple[Entry, ...]
+
+
 @dataclass
 class Repo:
     """The repository git will use and what must be said to it on the command line."""
@@ -101,6 +117,7 @@ class Repo:
     origins: set[str] = field(default_factory=set)  # every config file git read (absolute)
     includes: bool = False  # an include.* / includeIf.* entry was read (its target may be missing)
     gitlinks: int = 0  # gitlink entries in the indexes read (populated or not)
+    configs: list[RepoConfig] = field(default_factory=list)  # what git read, per repository
 
 
 @dataclass(frozen=True)
@@ -136,6 +153,7 @@ def direct_runner(env: Mapping[str, str]) -> Runner:
 
 
 LIST_ARGS = ["config", "--list", "--show-origin", "--show-scope", "-z"]
+DIRS_ARGS = ["rev-parse", "--absolute-git-dir", "--git-common-dir"]
 INDEX_ARGS = ["ls-files", "--stage", "-z", "--full-name", "--", ":/"]  # the whole index, from any subdirectory
 _POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="parism-gitread")
 
@@ -147,7 +165,7 @@ def _parallel(run: Runner, jobs: list[tuple[list[str], str]]) -> list[bytes | No
     return list(_POOL.map(lambda job: run(*job), jobs))
 
 
-def _entries(listing: bytes) -> list[tuple[str, str, str, str | None]]:
+def _entries(listing: bytes) -> list[Entry]:
     """(scope, origin, key, value) from ``--show-scope --show-origin -z`` (value None: a bare
     boolean key)."""
     parts = listing.split(b"\0")
@@ -166,17 +184,26 @@ def _split_key(key: str) -> tuple[str, str | None, str]:
     return section.lower(), (sub if dot else None), name.lower()
 
 
-def _neutralise(key: str, add: Callable[[str, str], None]) -> None:
+def disarming(key: str) -> list[tuple[str, str]]:
+    """The ``-c`` settings that switch off what ``key`` names (none: it names no program)."""
     section, sub, name = _split_key(key)
     if sub is not None and section == "filter":  # any key names the filter: disarm all of it
-        for part in FILTER_KEYS:
-            add(f"filter.{sub}.{part}", DRIVER_VALUES[("filter", part)])
-    elif sub is not None and (section, name) in DRIVER_VALUES:
-        add(f"{section}.{sub}.{name}", DRIVER_VALUES[(section, name)])
-    elif sub is None and section in FREE_TWO_PART:
-        add(f"{section}.{name}", FREE_TWO_PART[section])
-    elif key.lower() in PROGRAM_KEYS:
-        add(key, PROGRAM_KEYS[key.lower()])
+        return [(f"filter.{sub}.{part}", DRIVER_VALUES[("filter", part)]) for part in FILTER_KEYS]
+    if sub is not None and (section, name) in DRIVER_VALUES:
+        return [(f"{section}.{sub}.{name}", DRIVER_VALUES[(section, name)])]
+    if sub is None and section in FREE_TWO_PART:
+        return [(f"{section}.{name}", FREE_TWO_PART[section])]
+    if key.lower() in PROGRAM_KEYS:
+        return [(key, PROGRAM_KEYS[key.lower()])]
+    return []
+
+
+def git_dirs(answer: bytes, where: str) -> tuple[str, str] | None:
+    """(git dir, common dir), absolute, from ``DIRS_ARGS``' answer in ``where``."""
+    lines = answer.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 2:
+        return None
+    return lines[0], os.path.normpath(os.path.join(where, lines[1]))
 
 
 class _Reader:
@@ -186,6 +213,7 @@ class _Reader:
         self.problem: str | None = None
         self.repos: list[str] = []
         self.origins: set[str] = set()
+        self.configs: list[RepoConfig] = []
         self.moves_worktree = False
         self.includes = False
         self.gitlinks = 0
@@ -198,33 +226,35 @@ class _Reader:
             return
         self.overrides[key] = value
 
-    def config(self, listing: bytes | None, where: str, top: bool) -> bool:
-        if listing is None:
+    def config(self, dirs: bytes | None, listing: bytes | None, where: str, top: bool) -> bool:
+        found = git_dirs(dirs, where) if dirs is not None else None
+        if listing is None or found is None:
             self.problem = f"git could not read the configuration of '{where}'"
             return False
-        for scope, origin, key, _value in _entries(listing):
-            if scope == "command":
-                continue
-            if origin.startswith("file:"):  # relative to where git ran
-                self.origins.add(os.path.normpath(os.path.join(where, origin[5:])))
+        entries = tuple(e for e in _entries(listing) if e[0] != "command")
+        self.configs.append(RepoConfig(*found, entries))
+        for _scope, origin, key, _value in entries:
+            if origin.startswith("file:"):  # relative to where git ran; a symlink is followed
+                self.origins.add(os.path.realpath(os.path.join(where, origin[5:])))
             self.includes = self.includes or key.lower().startswith(("include.", "includeif."))
             if key.lower() == "core.worktree":
                 if top:
                     self.moves_worktree = True
                 else:
                     self.problem = f"the submodule '{where}' moves its work tree (core.worktree)"
-            _neutralise(key, self.add)
+            for setting in disarming(key):
+                self.add(*setting)
         return self.problem is None
 
     def repository(self, where: str, work_dir: str, *, top: bool, enter: bool,
                    first: list[bytes | None] | None = None) -> None:
         """Read one repository (config and, with ``enter``, its index at once) and then every
         populated gitlink of it, nested ones too.  ``first``: the top's answers, already read."""
-        answers = first if first is not None else _parallel(self.run, [(LIST_ARGS, where)] + (
+        answers = first if first is not None else _parallel(self.run, [(DIRS_ARGS, where), (LIST_ARGS, where)] + (
             [(INDEX_ARGS, where)] if enter else []))
-        if not self.config(answers[0], where, top) or not enter or answers[1] is None:
+        if not self.config(answers[0], answers[1], where, top) or not enter or answers[2] is None:
             return  # no index (fresh repository): git enters nothing either
-        for entry in answers[1].split(b"\0"):
+        for entry in answers[2].split(b"\0"):
             if not entry.startswith(GITLINK.encode()):
                 continue
             self.gitlinks += 1
@@ -266,11 +296,11 @@ def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | Repo
     in a repository — git finds nothing either).  ``enter_submodules``: the subcommand runs git
     in submodules (status, diff), so theirs are read as well."""
     # git starts in ~5-20 ms: the three questions about the top repository are asked at once
-    out, *first = _parallel(run, [(["rev-parse", "--absolute-git-dir"], start), (LIST_ARGS, start)]
-                            + ([(INDEX_ARGS, start)] if enter_submodules else []))
-    if out is None:
+    first = _parallel(run, [(DIRS_ARGS, start), (LIST_ARGS, start)]
+                      + ([(INDEX_ARGS, start)] if enter_submodules else []))
+    if first[0] is None:
         return None
-    git_dir = out.decode("utf-8", "surrogateescape").strip()
+    git_dir = first[0].decode("utf-8", "surrogateescape").splitlines()[0]
     reader = _Reader(run)
     work_dir = _holder(start, git_dir)
     reader.repos.append(work_dir)
@@ -282,4 +312,4 @@ def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | Repo
                            f"(more than {MAX_OVERRIDES})")
     return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
                 moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins,
-                includes=reader.includes, gitlinks=reader.gitlinks)
+                includes=reader.includes, gitlinks=reader.gitlinks, configs=reader.configs)

@@ -141,7 +141,7 @@ class Sandbox:
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
-              cwd_stat: os.stat_result | None = None) -> Plan:
+              cwd_stat: os.stat_result | None = None, file_copies: Any = ()) -> Plan:
         run_as = self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
@@ -153,11 +153,12 @@ class Sandbox:
         egress = network and namespace != "host_net"
         if egress:
             env = {**env, **net.proxy_env()}
+        ro_paths = planning.safe_ro_paths(self.allowed_paths, cwd, run_as)
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
             git_dirs=tuple(git_dirs) if writable else (),
-            ro_paths=planning.safe_ro_paths(self.allowed_paths, cwd, run_as), binds=bind_paths,
+            ro_paths=ro_paths, binds=bind_paths,
             network=network or namespace == "host_net", namespace=namespace,
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
@@ -166,6 +167,7 @@ class Sandbox:
             mask_files=mask_files, mask_dirs=mask_dirs, egress=egress,
             network_allow=tuple(planning.setting(self.settings, "network_allow", ()) or ()) if egress else (),
             resolvers=net.system_resolvers() if egress else (),
+            file_copies=planning.visible_copies(file_copies, cwd, ro_paths, run_as),
         )
 
     def plan(self, decision: Any, spec: Any) -> Plan:
@@ -181,6 +183,7 @@ class Sandbox:
             binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
             env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
             python=res.python or "", git_dirs=getattr(decision, "git_dirs", None),
+            file_copies=getattr(decision, "git_configs", ()),
         )
 
     # -- public API --------------------------------------------------------------------------

@@ -2,14 +2,14 @@
 
 bwrap applies mount operations in argv order and a later mount covers an earlier one, so the
 order below is the design: namespaces → broad system mounts → fresh /dev, /proc, capped /tmp →
-allowed paths → the working directory (and its read-only .git) → per-command binds → masks →
-root made read-only → environment → the inner command (the launcher's hand-over helper).
+allowed paths → the working directory (and its read-only .git) → per-command binds → file
+copies (git's sanitised configuration) → masks → root made read-only → environment → the inner command (the launcher's hand-over helper).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from parism.sandbox.identity import SWITCH_CAPS
 from parism.sandbox.plan import Plan
@@ -21,14 +21,15 @@ HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/m
 
 
 def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None = None,
-               fds: Mapping[str, int] | None = None) -> list[str]:
+               fds: Mapping[str, int] | None = None, copy_fds: Sequence[int] = ()) -> list[str]:
     """Everything after the bwrap binary, ending with ``inner`` (absolute argv).
 
     ``userns_fds`` (info fd, block fd): the identity-map handshake (identity.MapHandshake).
     ``fds``: bind sources already opened (path → descriptor, -1 = could not be opened: not
     bound; see ``launcher.pin_sources``): bound with ``--bind-fd``/``--ro-bind-fd``. bwrap 0.8
     reads the descriptor's path back and binds that name, so this narrows the window a swap
-    has; the helper's inode checks at hand-over close it (docs/security.md)."""
+    has; the helper's inode checks at hand-over close it (docs/security.md).
+    ``copy_fds``: one descriptor holding the content of each of ``plan.file_copies``, in order."""
     fds = fds or {}
     argv: list[str] = []
     argv += _namespaces(plan, userns_fds)
@@ -43,6 +44,10 @@ def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None 
     argv += [*_parents(plan, plan.cwd), *_workspace(plan, fds)]
     for path in plan.binds:
         argv += [*_parents(plan, path), "--ro-bind-try", path, path]
+    if len(copy_fds) != len(plan.file_copies):
+        raise ValueError("every file copy needs its descriptor")
+    for (path, _data), fd in zip(plan.file_copies, copy_fds):
+        argv += ["--perms", "0444", "--ro-bind-data", str(fd), path]
     for path in plan.mask_files:
         argv += ["--ro-bind", "/dev/null", path]
     for path in plan.mask_dirs:

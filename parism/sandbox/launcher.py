@@ -249,12 +249,16 @@ class Prepared:
         sources = (plan.cwd, *plan.git_dirs, *plan.ro_paths, *plan.binds)
         self.fingerprint = tuple(self.pinned.get(p, by_name) for p, by_name in zip(sources, plan.fingerprint()))
         self.cwd_id: DevIno = self.pinned[plan.cwd]
+        copy_fds: list[int] = []
         try:
+            copy_fds += (_sealed_memfd("parism-file-copy", data) for _path, data in plan.file_copies)
             options = build_argv(plan, inner, handshake.child_fds if handshake else None,
-                                 pins)[: -len(inner) - 1]  # everything before "--"
+                                 pins, copy_fds)[: -len(inner) - 1]  # everything before "--"
             args_fd = options_fd(options)
         except BaseException:
             close_all(pins)
+            for fd in copy_fds:
+                os.close(fd)
             raise
         self.cgroup = PidsCgroup.create(dict(plan.rlimits).get("nproc")) if user.rule == "root_masked" else None
         drop, popen_user = switch_user(user)
@@ -266,7 +270,8 @@ class Prepared:
             self.proc = subprocess.Popen(
                 argv, env=BWRAP_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=status_w, start_new_session=True, close_fds=True,
-                pass_fds=(*inherited, source_fd, args_fd, *(fd for fd in pins.values() if fd >= 0), *extra),
+                pass_fds=(*inherited, source_fd, args_fd, *copy_fds, *(fd for fd in pins.values() if fd >= 0),
+                          *extra),
                 **popen_user,
             )
         except BaseException:
@@ -280,7 +285,7 @@ class Prepared:
                 self.egress.close()
             raise
         finally:
-            for fd in (*inherited, status_w, args_fd):
+            for fd in (*inherited, status_w, args_fd, *copy_fds):
                 os.close(fd)
             close_all(pins)
             if self.egress:

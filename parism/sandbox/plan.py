@@ -53,6 +53,8 @@ class Plan:
     egress: bool = False
     network_allow: tuple[str, ...] = ()
     resolvers: tuple[str, ...] = ()
+    # (file, content): shown read-only over the file (git's sanitised configuration, gitcopy.py)
+    file_copies: tuple[tuple[str, bytes], ...] = ()
 
     def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
@@ -193,6 +195,16 @@ def safe_ro_paths(paths: Any, cwd: str, run_as: RunAs) -> tuple[str, ...]:
             continue
         out.append(real)
     return tuple(dict.fromkeys(out))
+
+
+def visible_copies(copies: Any, cwd: str, ro_paths: tuple[str, ...],
+                   run_as: RunAs) -> tuple[tuple[str, bytes], ...]:
+    """The file copies to bind: over a file the sandbox shows (under the working directory or
+    an allowed path — anywhere else bwrap would make the path up) that the run-as user can
+    read (a file it cannot read stays unreadable: the command fails as it would without)."""
+    roots = (cwd, *ro_paths)
+    return tuple((path, data) for path, data in copies or ()
+                 if any(path.startswith(r.rstrip("/") + "/") for r in roots) and readable_by(run_as, path))
 
 
 def masks_for(run_as: RunAs) -> tuple[tuple[str, ...], tuple[str, ...]]:

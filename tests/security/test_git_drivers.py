@@ -20,67 +20,20 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import tomli_w
 
 from parism.config import load_config
-from parism.engine import Engine, create_engine
 from parism.guard import check
 from parism.policy.gitrepo import GIT_FORCED_SETTINGS, config_flags
+from tests.security.sandbox.gitrepos import (GIT_ENV, Trap, append, dirty, fired, git, make_engine, make_repo, own,
+                                             signed_head, workspace)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-
-OWNER = 4242
-GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
-           "PAGER": "cat", "GIT_PAGER": "cat", "LC_ALL": "C.UTF-8", "TZ": "UTC",
-           "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com",
-           "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com"}
-Trap = Callable[..., str]
-
-
-def git(repo: Path, *args: str, check_rc: bool = True) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "-c", "safe.directory=*", *args], cwd=repo, env={**os.environ, **GIT_ENV},
-                          check=check_rc, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
-
-
-def _append(path: Path, text: str) -> None:
-    with path.open("a") as fh:
-        fh.write(text)
-
-
-def _repo(path: Path, attributes: str = "") -> Path:
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    (path / "data.txt").write_text("one\n")
-    if attributes:
-        (path / ".gitattributes").write_text(attributes)
-    git(path, "add", ".")
-    git(path, "commit", "-q", "-m", "first")
-    return path
-
-
-def _dirty(repo: Path) -> None:
-    """A work-tree file whose stat no longer matches the index but whose size does: status and
-    diff must hash it again, through its clean filter (a size change alone needs no hashing)."""
-    path = repo / "data.txt"
-    st = path.stat()
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 7_000_000_000))
-
-
-def _signed_head(repo: Path) -> None:
-    """HEAD replaced by a commit with a (bogus) signature: showSignature calls gpg.program."""
-    raw = git(repo, "cat-file", "commit", "HEAD").stdout.decode()
-    headers, _, message = raw.partition("\n\n")
-    sig = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
-    oid = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo,
-                         env={**os.environ, **GIT_ENV}, input=f"{headers}\n{sig}\n\n{message}".encode(),
-                         check=True, capture_output=True).stdout.decode().strip()
-    git(repo, "update-ref", "HEAD", oid)
+__all__ = ["workspace"]  # the fixture, used by name
 
 
 # ------------------------------------------------------------------ the attacks
@@ -88,11 +41,11 @@ def _spelled(filt: str, config: Callable[[Trap], str], **files: Callable[[Trap],
     """An attack: data.txt uses filter ``filt``; ``config`` (appended to .git/config) and
     ``files`` (more files in .git, e.g. included ones) define it in some spelling."""
     def build(ws: Path, trap: Trap) -> Path:
-        repo = _repo(ws / "repo", f"data.txt filter={filt}\n")
-        _append(repo / ".git/config", config(trap).replace("{repo}", str(repo)))
+        repo = make_repo(ws / "repo", f"data.txt filter={filt}\n")
+        append(repo / ".git/config", config(trap).replace("{repo}", str(repo)))
         for name, text in files.items():
             (repo / ".git" / name.replace("_", ".")).write_text(text(trap))
-        _dirty(repo)
+        dirty(repo)
         return repo
     return build
 
@@ -114,17 +67,17 @@ include_if_onbranch = _spelled(
 
 
 def _embedded(ws: Path, setup: Callable[[Path], None]) -> Path:
-    top = _repo(ws / "repo")
-    emb = _repo(top / "emb", "data.txt filter=deep\n")
+    top = make_repo(ws / "repo")
+    emb = make_repo(top / "emb", "data.txt filter=deep\n")
     setup(emb)
     git(top, "add", "emb")  # a gitlink to an embedded repository: no .gitmodules, own .git
     git(top, "commit", "-q", "-m", "embed")
-    _dirty(emb)
+    dirty(emb)
     return top
 
 
 def embedded_filter(ws: Path, trap: Trap) -> Path:
-    return _embedded(ws, lambda emb: _append(emb / ".git/config", f'[filter "deep"]\n\tclean = {trap("embedded")}\n'))
+    return _embedded(ws, lambda emb: append(emb / ".git/config", f'[filter "deep"]\n\tclean = {trap("embedded")}\n'))
 
 
 def embedded_fsmonitor(ws: Path, trap: Trap) -> Path:
@@ -132,26 +85,26 @@ def embedded_fsmonitor(ws: Path, trap: Trap) -> Path:
 
 
 def nested_submodule_filter(ws: Path, trap: Trap) -> Path:
-    top = _repo(ws / "repo")
-    mid = _repo(top / "mid")
-    low = _repo(mid / "low", "data.txt filter=low\n")
-    _append(low / ".git/config", f'[filter "low"]\n\tclean = {trap("nested")}\n')
+    top = make_repo(ws / "repo")
+    mid = make_repo(top / "mid")
+    low = make_repo(mid / "low", "data.txt filter=low\n")
+    append(low / ".git/config", f'[filter "low"]\n\tclean = {trap("nested")}\n')
     git(mid, "add", "low")
     git(mid, "commit", "-q", "-m", "low")
     git(top, "add", "mid")
     git(top, "commit", "-q", "-m", "mid")
-    _dirty(low)
+    dirty(low)
     return top
 
 
 def submodule_summary(ws: Path, trap: Trap) -> Path:
-    top = _repo(ws / "repo")
-    emb = _repo(top / "emb")
+    top = make_repo(ws / "repo")
+    emb = make_repo(top / "emb")
     git(top, "add", "emb")
     git(top, "commit", "-q", "-m", "embed")
     (emb / "data.txt").write_text("newer\n")
     git(emb, "commit", "-q", "-am", "newer")
-    _signed_head(emb)
+    signed_head(emb)
     git(emb, "config", "log.showSignature", "true")
     git(emb, "config", "gpg.program", trap("summary-gpg", False))
     git(top, "config", "status.submoduleSummary", "true")
@@ -159,7 +112,7 @@ def submodule_summary(ws: Path, trap: Trap) -> Path:
 
 
 def status_verbose_textconv(ws: Path, trap: Trap) -> Path:
-    repo = _repo(ws / "repo", "data.txt diff=tc\n")
+    repo = make_repo(ws / "repo", "data.txt diff=tc\n")
     git(repo, "config", "diff.tc.textconv", trap("textconv"))
     (repo / "data.txt").write_text("one\nstaged\n")
     git(repo, "add", "data.txt")
@@ -167,19 +120,19 @@ def status_verbose_textconv(ws: Path, trap: Trap) -> Path:
 
 
 def worktree_filter(ws: Path, trap: Trap) -> Path:
-    main = _repo(ws / "main", "data.txt filter=wt\n")
+    main = make_repo(ws / "main", "data.txt filter=wt\n")
     git(main, "config", "filter.wt.clean", trap("worktree"))
     git(main, "worktree", "add", "-q", str(ws / "wt"))
-    _dirty(ws / "wt")
+    dirty(ws / "wt")
     return ws / "wt"
 
 
 def worktree_config(ws: Path, trap: Trap) -> Path:
-    main = _repo(ws / "main", "data.txt filter=wtc\n")
+    main = make_repo(ws / "main", "data.txt filter=wtc\n")
     git(main, "worktree", "add", "-q", str(ws / "wt"))
     git(main, "config", "extensions.worktreeConfig", "true")
     git(ws / "wt", "config", "--worktree", "filter.wtc.clean", trap("worktree-config"))
-    _dirty(ws / "wt")
+    dirty(ws / "wt")
     return ws / "wt"
 
 
@@ -209,62 +162,13 @@ ATTACKS = {
 }
 
 
-@pytest.fixture
-def workspace() -> Iterator[tuple[Path, Path, Trap]]:
-    """(project, markers, trap): a project under /tmp owned by OWNER, markers inside it."""
-    root = Path(tempfile.mkdtemp(prefix="parism-gitattack-", dir="/tmp"))
-    root.chmod(0o755)
-    ws = root / "ws"
-    markers = ws / "markers"
-    markers.mkdir(parents=True)
-
-    def trap(name: str, passthrough: bool = True) -> str:
-        """A program that marks that it ran; ``passthrough``: then copies stdin (a filter)."""
-        script = ws / f"trap-{name}.sh"
-        tail = "cat\n" if passthrough else "exit 1\n"
-        script.write_text(f"#!/bin/sh\necho TRAPFIRED-{name} >&2\ntouch '{markers}/{name}'\n{tail}")
-        script.chmod(0o755)
-        return str(script)
-
-    yield ws, markers, trap
-    shutil.rmtree(root, ignore_errors=True)
-
-
-def _own(ws: Path) -> None:
-    """The project becomes OWNER's (a root server then runs its commands as OWNER); a server that
-    is not root runs them as itself, which already owns it."""
-    if os.geteuid() != 0:
-        return
-    for dirpath, dirnames, filenames in os.walk(ws):
-        for name in (*dirnames, *filenames):
-            os.lchown(os.path.join(dirpath, name), OWNER, OWNER)
-    os.chown(ws, OWNER, OWNER)
-
-
-def _engine(ws: Path, *, with_sh: bool = False) -> Engine:
-    guard: dict[str, object] = {"profile": "build", "allowed_paths": [str(ws)]}
-    if with_sh:  # trusted configuration for the channel control only
-        guard |= {"allowed_commands": ["git", "sh"],
-                  "command_policies": {"sh": {"positionals": "any"}}}
-    doc = {"guard": guard, "sandbox": {"mode": "required"}}
-    cfg = ws.parent / "parism.toml"
-    cfg.write_text(tomli_w.dumps(doc))
-    engine = create_engine(str(cfg))
-    assert engine.errors == []
-    return engine
-
-
-def _fired(markers: Path) -> list[str]:
-    return sorted(p.name for p in markers.iterdir())
-
-
 @pytest.mark.parametrize("name", list(ATTACKS))
 def test_control_plain_git_fires_the_trap(workspace: tuple[Path, Path, Trap], name: str) -> None:
     ws, markers, trap = workspace
     attack = ATTACKS[name]
     repo = attack.build(ws, trap)
     git(repo, *attack.query, check_rc=False)
-    assert attack.fires in _fired(markers), f"{name}: the trap is not armed"
+    assert attack.fires in fired(markers), f"{name}: the trap is not armed"
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
@@ -280,7 +184,7 @@ def test_guard_exec_args_disarm_plain_git(workspace: tuple[Path, Path, Trap], na
     assert decision.allowed, decision.failure
     result = subprocess.run(["git", *decision.exec_args], cwd=repo, env={**os.environ, **GIT_ENV},
                             capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
-    assert _fired(markers) == [], result.stderr[-400:]
+    assert fired(markers) == [], result.stderr[-400:]
     assert result.returncode == 0, result.stderr[-400:]
 
 
@@ -289,10 +193,10 @@ def test_engine_in_the_sandbox_fires_nothing(workspace: tuple[Path, Path, Trap],
     ws, markers, trap = workspace
     attack = ATTACKS[name]
     repo = attack.build(ws, trap)
-    _own(ws)
-    env = _engine(ws).run("git", list(attack.query), cwd=str(repo))
+    own(ws)
+    env = make_engine(ws).run("git", list(attack.query), cwd=str(repo))
     text = f"{env.stdout.raw if env.stdout else ''}{env.stderr.raw if env.stderr else ''}"
-    assert _fired(markers) == [] and "TRAPFIRED" not in text, text[-400:]
+    assert fired(markers) == [] and "TRAPFIRED" not in text, text[-400:]
     if attack.refused:
         assert env.failure is not None and env.failure.reason == "arg_not_allowed", env.failure
         return
@@ -304,9 +208,9 @@ def test_engine_control_a_trap_run_in_the_sandbox_leaves_its_marker(workspace: t
     profile, project owned by OWNER) writes its marker and prints TRAPFIRED."""
     ws, markers, trap = workspace
     script = trap("channel", False)
-    _own(ws)
-    env = _engine(ws, with_sh=True).run("sh", [script], cwd=str(ws))
-    assert _fired(markers) == ["channel"], env
+    own(ws)
+    env = make_engine(ws, with_sh=True).run("sh", [script], cwd=str(ws))
+    assert fired(markers) == ["channel"], env
     assert env.stderr is not None and "TRAPFIRED-channel" in (env.stderr.raw or "")
 
 
@@ -315,12 +219,12 @@ def test_alias_and_ssh_command_are_unreachable(workspace: tuple[Path, Path, Trap
     remote-contacting subcommand, and the forced settings disarm core.sshCommand even where git
     would use it (ls-remote over ssh, run with the forced -c settings)."""
     ws, markers, trap = workspace
-    repo = _repo(ws / "repo")
+    repo = make_repo(ws / "repo")
     git(repo, "config", "alias.st", f"!{trap('alias', False)}")
     git(repo, "config", "core.sshCommand", trap("ssh", False))
     git(repo, "st", check_rc=False)
     git(repo, "ls-remote", "ssh://example.invalid/x", check_rc=False)
-    assert _fired(markers) == ["alias", "ssh"]  # control: both armed
+    assert fired(markers) == ["alias", "ssh"]  # control: both armed
     for path in markers.iterdir():
         path.unlink()
     cfg = load_config(cwd=str(repo), environ={"HOME": str(ws.parent), "PARISM_ALLOWED_PATHS": str(ws)})
@@ -329,6 +233,6 @@ def test_alias_and_ssh_command_are_unreachable(workspace: tuple[Path, Path, Trap
         assert decision.failure is not None and decision.failure.reason == "arg_not_allowed", query
     subprocess.run(["git", "--no-pager", *config_flags(GIT_FORCED_SETTINGS), "ls-remote", "ssh://example.invalid/x"],
                    cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, timeout=60)
-    assert _fired(markers) == []
+    assert fired(markers) == []
     decision = check("git", ["status"], str(repo), cfg)
     assert ("alias.st=" in " ".join(decision.exec_args)) and decision.allowed
