@@ -135,7 +135,7 @@ class Sandbox:
         """Who a command in ``cwd`` runs as, and whether under the identity map (identity.py);
         ``st``: the directory as the guard opened it."""
         feats = self.probed().features if features is None else features
-        return identity.choose(os.path.realpath(cwd), self.unprivileged_uid,
+        return identity.choose(identity.resolved(cwd), self.unprivileged_uid,
                                full_map=bool(feats.get("userns_block_fd")), st=st)
 
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
@@ -154,6 +154,8 @@ class Sandbox:
         if egress:
             env = {**env, **net.proxy_env()}
         ro_paths = planning.safe_ro_paths(self.allowed_paths, cwd, run_as)
+        if run_as.rule == "root_masked":  # host uid 0 sees only the trees given as root's
+            ro_paths = tuple(p for p in ro_paths if identity.root_private(p, self.unprivileged_uid))
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
@@ -174,10 +176,9 @@ class Sandbox:
         """The plan of one call: probe result + config + the guard's decision + the spec."""
         res = self.probed()
         table = getattr(decision, "sandbox", None) or {}
-        opened = getattr(decision, "opened", None) or {}  # the guard's cwd is not resolved again
-        cwd = spec.cwd if spec.cwd in opened else os.path.realpath(spec.cwd)
+        cwd, cwd_stat = checked_dir(decision, spec)
         return self._plan(
-            res.level, res.features, cwd, cwd_stat=opened.get(cwd),
+            res.level, res.features, cwd, cwd_stat=cwd_stat,
             network=bool(getattr(decision, "network", False)),
             namespace=getattr(decision, "namespace_class", None) or "isolated",
             binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
@@ -199,7 +200,7 @@ class Sandbox:
                            hint=unavailable_hint(res.reason))
         if res.level == "none":
             return None
-        unmet = self.unmet(decision, spec) or self.uncorrectable(spec)
+        unmet = self.unmet(decision, spec) or self.uncorrectable(spec) or self.root_refused(decision, spec)
         if unmet is not None:
             return unmet
         with self._lock:
@@ -225,6 +226,22 @@ class Sandbox:
                        message=f"{cmd} cannot work inside the sandbox: {'; '.join(why)}",
                        hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
                             "where the sandbox is off (sandbox.mode = \"off\")")
+
+    def root_refused(self, decision: Any, spec: Any) -> Failure | None:
+        """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
+        control, or writing its project, is refused (identity.root_masked_problem)."""
+        cwd, st = checked_dir(decision, spec)
+        allowed = tuple(identity.resolved(p) for p in self.allowed_paths or () if isinstance(p, str) and p)
+        why = identity.root_masked_problem(
+            self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
+            writable=bool(planning.setting(self.settings, "writable_project", False)))
+        if why is None:
+            return None
+        return Failure(kind="exec", reason="sandbox_unsupported",
+                       message=f"the working directory would run the command as the host's uid 0: {why}",
+                       hint=(f"make the directory listable by uid {self.unprivileged_uid} (chmod o+rx on it and "
+                             "its parents), give it to the user whose files these are (chown), or name "
+                             "root's private tree itself in guard.allowed_paths (read-only profile)"))
 
     def uncorrectable(self, spec: Any) -> Failure | None:
         """Under host correction, a call whose owners the command itself compared or formatted
@@ -274,6 +291,14 @@ class Sandbox:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+def checked_dir(decision: Any, spec: Any) -> tuple[str, os.stat_result | None]:
+    """The working directory and its status as the guard opened it (``Decision.opened``: not
+    resolved again), else the spec's, resolved here."""
+    opened = getattr(decision, "opened", None) or {}
+    cwd = spec.cwd if spec.cwd in opened else identity.resolved(spec.cwd)
+    return cwd, opened.get(cwd)
 
 
 def checked_cwd(decision: Any) -> DevIno | None:

@@ -13,6 +13,12 @@ with all capabilities dropped (sandbox-notes §2.6, verified). Hence the rules, 
    dropped, and mask root-only secrets (every file and directory under /etc that other users
    cannot read — /etc/shadow, /etc/gshadow, SSH host keys…). /root is never mounted unless it
    holds the working directory. ``describe`` reports the rule, so this is never silent.
+   Host uid 0 keeps root's access to root's files, so the rule is never reachable by a
+   workspace the caller controls (``root_masked_problem``): only a read-only call (a build as
+   host root could leave a set-uid root file any user runs), and only inside an allowed path
+   that is itself root's and private — a tree the operator gave as root's, not a private
+   directory some root process left in a shared one. Other calls that would need it are
+   refused; only the root-private allowed paths are mounted for it.
 
 How owners stay true (``route``): a user namespace maps only the ids its map lists, and the
 kernel shows every other owner as the overflow id (nobody). Only root may write a full map,
@@ -92,6 +98,36 @@ def choose(cwd: str, unprivileged_uid: int = NOBODY, euid: int | None = None, fu
     return RunAs(0, 0, "root_masked", False, full_map)
 
 
+def root_private(path: str, unprivileged_uid: int = NOBODY, st: os.stat_result | None = None) -> bool:
+    """Root owns ``path`` and the unprivileged uid cannot list it: only root may read there."""
+    try:
+        owner = (st or os.stat(path)).st_uid
+    except OSError:
+        return False
+    return owner == 0 and not can_list(path, unprivileged_uid, primary_gid(unprivileged_uid), st)
+
+
+def root_masked_problem(run_as: RunAs, cwd: str, allowed: tuple[str, ...], *, writable: bool,
+                        unprivileged_uid: int = NOBODY) -> str | None:
+    """Why a call may not run as ``root_masked`` (None: it may, or it runs under another rule).
+
+    ``allowed``: the allowed paths (realpaths). The rule holds host uid 0, so the command
+    must write nothing and work inside a tree the operator named as root's private one."""
+    if run_as.rule != "root_masked":
+        return None
+    if writable:
+        return ("the project is writable here and the command would write it as the host's root "
+                "(a set-uid file it left would run as root for every user who can reach it)")
+    if not any(_holds(root, cwd) and root_private(root, unprivileged_uid) for root in allowed):
+        return ("it is private to root, and no allowed path holding it is root's private tree: "
+                "the operator did not give root's own files to the agent there")
+    return None
+
+
+def _holds(root: str, path: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def setpriv_prefix(user: RunAs) -> list[str]:
     """The inner command's prefix under the identity map: become uid/gid, drop every capability
     (bounding, inheritable, ambient; effective/permitted go with them) and set no_new_privs."""
@@ -152,6 +188,16 @@ class MapHandshake:
                 setattr(self, attr, -1)
 
 
+def resolved(path: str) -> str:
+    """``os.path.realpath``, which a name changing under it cannot crash: Python 3.11 raises
+    EINVAL when a symlink becomes a directory between its lstat and readlink (a swap race).
+    The name as given then — the callers decide on the inode the guard opened anyway."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.normpath(path)
+
+
 def primary_gid(uid: int) -> int:
     """The passwd group of ``uid``; a uid without an entry gets the group of the same number."""
     try:
@@ -182,7 +228,7 @@ def can_read(path: str, uid: int, gid: int, directory: bool | None = None,
     the path's own status when already known (opened by the guard).
 
     Mode bits only: an ACL granting more is ignored, which errs towards the stricter rule."""
-    real = os.path.realpath(path)
+    real = resolved(path)
     parts = [p for p in real.split("/") if p]
     ancestors = ["/" + "/".join(parts[:i]) for i in range(len(parts))]
     try:

@@ -6,10 +6,11 @@ argument — with a symlink to a directory outside the allowed paths, using
 calls run through the real engine and real bubblewrap, pooled sandboxes included. Both shipped
 profiles, and every identity rule the server can take — as root: ``workspace_owner`` (the
 workspace belongs to uid 4242), ``unprivileged_uid`` (root-owned, listable: ``nobody``),
-``root_masked`` (root-owned, private: uid 0 in the namespace); as uid 10001 (the appliance,
-``scripts/test-nonroot``): ``server_user``. The outside directory holds a marker; it must never
-appear in any answer. Armed control: the same reads through the swapped names without Parism do
-return the outside marker.
+``root_masked`` (root-owned, private, inside an allowed path that is root's private tree too:
+uid 0 in the namespace; in build that rule is refused, so every call there is); as uid 10001
+(the appliance, ``scripts/test-nonroot``): ``server_user``. The outside directory holds a
+marker; it must never appear in any answer. Armed control: the same reads through the swapped
+names without Parism do return the outside marker.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ class Swapper:
 
 def build_tree(base: Path, owner: int, mode: int) -> dict[str, str]:
     """base/ws (allowed) holds proj/ (the cwd) with sub/; base/outside holds the marker.
-    Two symlinks to the outside wait next to the names they will be exchanged with."""
+    Two symlinks to the outside wait next to the names they will be exchanged with. A private
+    proj lies in a private ws (root_masked needs an allowed path that is root's own tree)."""
     outside = base / "outside"
     outside.mkdir()
     (outside / "marker.txt").write_text(OUTSIDE + "\n")
@@ -101,8 +103,8 @@ def build_tree(base: Path, owner: int, mode: int) -> dict[str, str]:
     (proj / "sub" / "marker.txt").write_text(INSIDE + "\n")
     os.symlink(str(outside), ws / "proj.swap")
     os.symlink(str(outside / "sub"), proj / "sub.swap")
-    for path in (base, ws):
-        path.chmod(0o755)
+    base.chmod(0o755)
+    ws.chmod(0o755 if mode & 0o005 else 0o700)
     for path in (proj, proj / "sub"):
         path.chmod(mode)
     if os.geteuid() == 0:
@@ -173,6 +175,10 @@ def test_a_swapped_name_never_shows_the_outside(profile: str, tree: tuple[str, d
         assert swapper.swaps >= 20, swapper.swaps
     finally:
         engine.close()
+    if rule == "root_masked" and profile == "build":  # never host uid 0 writing a project
+        assert outcomes["exec:sandbox_unsupported"] > 0, outcomes
+        assert set(outcomes) <= {"exec:sandbox_unsupported", "guard:path_not_allowed", "guard:arg_not_allowed"}
+        return
     assert outcomes[INSIDE] > 0, outcomes  # calls did run (the test is not passing by refusing all)
     assert set(outcomes) <= {INSIDE, *REFUSALS}, outcomes
 
