@@ -64,6 +64,8 @@ class Decision:
     # git: the sanitised copy of every configuration file git will read (policy/gitcopy.py),
     # bound read-only over the file by the sandbox
     git_configs: tuple[ConfigCopy, ...] = ()
+    # git status/diff: gitlink directories git would not enter, shown empty and read-only
+    git_sealed: tuple[str, ...] = ()
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -158,13 +160,15 @@ def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: Loaded
     return None
 
 
-def _copy_config(decision: Decision, repo: Repo) -> Decision | None:
-    """The copies the sandbox shows git instead of its configuration files (``gitcopy.py``)."""
+def _pin_reading(decision: Decision, repo: Repo) -> Decision | None:
+    """What the sandbox shows git so that it reads what was checked: the copies of its
+    configuration files (``gitcopy.py``) and the gitlinks it did not enter, sealed."""
     made = copies(repo)
     if isinstance(made, CopyProblem):
         return _refuse(decision, "arg_not_allowed", f"git may not run here: {made}",
                        "inspect this repository's configuration with cat .git/config")
     decision.git_configs = tuple(made)
+    decision.git_sealed = tuple(repo.sealed)
     return None
 
 
@@ -331,7 +335,7 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     if _check_repo(decision, repo, cfg):
         return decision
     assert not isinstance(repo, RepoProblem)
-    if repo is not None and _copy_config(decision, repo):
+    if repo is not None and _pin_reading(decision, repo):
         return decision
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)

@@ -118,6 +118,7 @@ class Repo:
     includes: bool = False  # an include.* / includeIf.* entry was read (its target may be missing)
     gitlinks: int = 0  # gitlink entries in the indexes read (populated or not)
     configs: list[RepoConfig] = field(default_factory=list)  # what git read, per repository
+    sealed: list[str] = field(default_factory=list)  # unpopulated gitlink directories (kept so)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,7 @@ class _Reader:
         self.repos: list[str] = []
         self.origins: set[str] = set()
         self.configs: list[RepoConfig] = []
+        self.sealed: list[str] = []
         self.moves_worktree = False
         self.includes = False
         self.gitlinks = 0
@@ -246,6 +248,18 @@ class _Reader:
                 self.add(*setting)
         return self.problem is None
 
+    def unpopulated(self, sub: str) -> None:
+        """A gitlink git would not enter now; one populated before the run would be entered
+        unread, so its directory is shown empty and read-only (``Repo.sealed``) — which needs
+        a plain directory there."""
+        if not os.path.isdir(sub) or os.path.islink(sub):
+            self.problem = (f"the submodule '{sub}' has no directory of its own (missing, a file or a "
+                            "symlink): a repository put there before git runs would be entered unread")
+        elif len(self.sealed) >= MAX_REPOS:
+            self.problem = f"more than {MAX_REPOS} submodules are not populated"
+        else:
+            self.sealed.append(sub)
+
     def repository(self, where: str, work_dir: str, *, top: bool, enter: bool,
                    first: list[bytes | None] | None = None) -> None:
         """Read one repository (config and, with ``enter``, its index at once) and then every
@@ -260,7 +274,8 @@ class _Reader:
             self.gitlinks += 1
             sub = os.path.join(work_dir, entry.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
             if not os.path.lexists(os.path.join(sub, ".git")):
-                continue  # not populated: git does not enter it
+                self.unpopulated(sub)  # git does not enter it: the sandbox keeps it that way
+                continue
             if len(self.repos) >= MAX_REPOS:
                 self.problem = f"more than {MAX_REPOS} repositories (submodules) would be entered"
                 return
@@ -312,4 +327,5 @@ def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | Repo
                            f"(more than {MAX_OVERRIDES})")
     return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
                 moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins,
-                includes=reader.includes, gitlinks=reader.gitlinks, configs=reader.configs)
+                includes=reader.includes, gitlinks=reader.gitlinks, configs=reader.configs,
+                sealed=reader.sealed)

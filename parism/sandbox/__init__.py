@@ -141,7 +141,7 @@ class Sandbox:
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
-              cwd_stat: os.stat_result | None = None, file_copies: Any = ()) -> Plan:
+              cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = ()) -> Plan:
         run_as = self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
@@ -156,6 +156,8 @@ class Sandbox:
         ro_paths = planning.safe_ro_paths(self.allowed_paths, cwd, run_as)
         if run_as.rule == "root_masked":  # host uid 0 sees only the trees given as root's
             ro_paths = tuple(p for p in ro_paths if identity.root_private(p, self.unprivileged_uid))
+        sealed = tuple(d for d in sealed_dirs or () if planning.in_view(d, cwd, ro_paths))
+        git_dirs = tuple(g for g in git_dirs if not planning.below(g, sealed))  # hidden by a seal
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
@@ -170,6 +172,7 @@ class Sandbox:
             network_allow=tuple(planning.setting(self.settings, "network_allow", ()) or ()) if egress else (),
             resolvers=net.system_resolvers() if egress else (),
             file_copies=planning.visible_copies(file_copies, cwd, ro_paths, run_as),
+            sealed_dirs=sealed,
         )
 
     def plan(self, decision: Any, spec: Any) -> Plan:
@@ -184,7 +187,7 @@ class Sandbox:
             binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
             env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
             python=res.python or "", git_dirs=getattr(decision, "git_dirs", None),
-            file_copies=getattr(decision, "git_configs", ()),
+            file_copies=getattr(decision, "git_configs", ()), sealed_dirs=getattr(decision, "git_sealed", ()),
         )
 
     # -- public API --------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 bwrap applies mount operations in argv order and a later mount covers an earlier one, so the
 order below is the design: namespaces → broad system mounts → fresh /dev, /proc, capped /tmp →
-allowed paths → the working directory (and its read-only .git) → per-command binds → file
-copies (git's sanitised configuration) → masks → root made read-only → environment → the inner command (the launcher's hand-over helper).
+allowed paths → the working directory (and its read-only .git) → per-command binds → sealed
+directories and file copies (git: unentered gitlinks, the sanitised configuration) → masks →
+root made read-only → environment → the inner command (the launcher's hand-over helper).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None 
     argv += [*_parents(plan, plan.cwd), *_workspace(plan, fds)]
     for path in plan.binds:
         argv += [*_parents(plan, path), "--ro-bind-try", path, path]
+    for path in plan.sealed_dirs:
+        argv += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
     if len(copy_fds) != len(plan.file_copies):
         raise ValueError("every file copy needs its descriptor")
     for (path, _data), fd in zip(plan.file_copies, copy_fds):

@@ -55,6 +55,8 @@ class Plan:
     resolvers: tuple[str, ...] = ()
     # (file, content): shown read-only over the file (git's sanitised configuration, gitcopy.py)
     file_copies: tuple[tuple[str, bytes], ...] = ()
+    # directories shown empty and read-only (gitlinks git did not enter when checked)
+    sealed_dirs: tuple[str, ...] = ()
 
     def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
@@ -197,14 +199,23 @@ def safe_ro_paths(paths: Any, cwd: str, run_as: RunAs) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def below(path: str, roots: tuple[str, ...]) -> bool:
+    """Whether ``path`` lies strictly below one of ``roots`` (absolute, normalised)."""
+    return any(path.startswith(root.rstrip("/") + "/") for root in roots if root)
+
+
+def in_view(path: str, cwd: str, ro_paths: tuple[str, ...]) -> bool:
+    """Whether the sandbox shows ``path`` (below the working directory or an allowed path):
+    anywhere else bwrap would make a mount point up."""
+    return below(path, (cwd, *ro_paths))
+
+
 def visible_copies(copies: Any, cwd: str, ro_paths: tuple[str, ...],
                    run_as: RunAs) -> tuple[tuple[str, bytes], ...]:
-    """The file copies to bind: over a file the sandbox shows (under the working directory or
-    an allowed path — anywhere else bwrap would make the path up) that the run-as user can
-    read (a file it cannot read stays unreadable: the command fails as it would without)."""
-    roots = (cwd, *ro_paths)
+    """The file copies to bind: over a file the sandbox shows that the run-as user can read
+    (a file it cannot read stays unreadable: the command fails as it would without)."""
     return tuple((path, data) for path, data in copies or ()
-                 if any(path.startswith(r.rstrip("/") + "/") for r in roots) and readable_by(run_as, path))
+                 if in_view(path, cwd, ro_paths) and readable_by(run_as, path))
 
 
 def masks_for(run_as: RunAs) -> tuple[tuple[str, ...], tuple[str, ...]]:

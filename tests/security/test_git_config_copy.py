@@ -9,10 +9,12 @@ editor (any file) can do in that window.  Runs per attack:
 
 * **control** — plain git with the guard's ``exec_args`` after the change: the trap fires, so
   the ``-c`` settings alone do not hold and the test can fail;
-* **copy off** — the real engine in the sandbox with the copy switched off: the trap fires
-  there too (seen on stderr: the markers lie outside the repository, read-only to its sandbox);
+* **pinning off** — the real engine in the sandbox without the copies and sealed gitlinks: the
+  trap fires there too (seen on stderr: the markers lie outside the repository, read-only to
+  its sandbox);
 * **engine** — the real engine in the sandbox: the git that runs reads the sanitised copy
-  bound over the configuration, nothing fires and the query succeeds.
+  bound over the configuration, a gitlink it did not enter when checked is an empty read-only
+  directory, nothing fires and the query succeeds.
 """
 
 from __future__ import annotations
@@ -99,12 +101,33 @@ def embedded_include_rewritten(ws: Path, trap: Trap) -> Late:
     return Late(top, lambda: (emb / "local.cfg").write_text(_filter(trap, "embedded-late")))
 
 
+def submodule_populated_late(ws: Path, trap: Trap) -> Late:
+    """A gitlink whose directory is empty when checked (git does not enter it) is populated
+    with a repository of its own (its config naming a filter) before the run."""
+    top = make_repo(ws / "repo")
+    emb = make_repo(top / "emb", "data.txt filter=late\n")
+    git(top, "add", "emb")
+    git(top, "commit", "-q", "-m", "embed")
+    shutil.move(str(emb), str(ws / "emb.later"))
+    emb.mkdir()
+    later = ws / "emb.later"
+    with (later / ".git/config").open("a") as fh:
+        fh.write(_filter(trap, "populated-late"))
+    dirty(later)
+
+    def populate() -> None:
+        for item in later.iterdir():
+            shutil.move(str(item), str(emb / item.name))
+    return Late(top, populate)
+
+
 ATTACKS = {
     "include in the work tree": (include_in_work_tree, "include-late"),
     ".git/config symlinked into the work tree": (config_symlink_into_work_tree, "symlink-late"),
     ".git/config rewritten": (config_rewritten, "config-late"),
     "config.worktree rewritten": (worktree_config_rewritten, "worktree-late"),
     "embedded repository's include": (embedded_include_rewritten, "embedded-late"),
+    "submodule populated after the check": (submodule_populated_late, "populated-late"),
 }
 
 
@@ -138,10 +161,10 @@ def test_control_the_guards_settings_alone_let_the_late_config_fire(late: tuple[
 
 
 @pytest.mark.parametrize("late", list(ATTACKS), indirect=True)
-def test_control_without_the_copy_the_sandboxed_git_fires(late: tuple[Path, Path, Late, str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_control_without_the_pinning_the_sandboxed_git_fires(late: tuple[Path, Path, Late, str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     ws, _markers, attack, marker = late
-    monkeypatch.setattr(guard_mod, "copies", lambda repo: [])
+    monkeypatch.setattr(guard_mod, "_pin_reading", lambda decision, repo: None)
     own(ws)
     env = make_engine(ws).run("git", ["status"], cwd=str(attack.repo))
     # the trap runs (the markers are read-only from the repository's sandbox: it says so on stderr)
@@ -174,3 +197,28 @@ def test_the_copy_changes_nothing_git_reports(workspace: tuple[Path, Path, Trap]
     env = make_engine(ws).run("git", ["remote", "-v"], cwd=str(repo))
     assert env.failure is None and env.stdout is not None
     assert env.stdout.raw == expected
+
+
+
+def test_a_gitlink_without_a_directory_of_its_own_is_refused(workspace: tuple[Path, Path, Trap]) -> None:
+    """No empty directory can be shown there (bwrap would have to create it in the project):
+    status and diff are refused rather than let a repository made there be entered unread;
+    log (which enters no submodule) still runs. Control: plain git enters one made there."""
+    ws, markers, trap = workspace
+    top = make_repo(ws / "repo")
+    emb = make_repo(top / "emb", "data.txt filter=late\n")
+    git(top, "add", "emb")
+    git(top, "commit", "-q", "-m", "embed")
+    shutil.move(str(emb), str(ws / "emb.later"))
+    cfg = load_config(cwd=str(top), environ={"HOME": str(ws.parent), "PARISM_ALLOWED_PATHS": str(ws)})
+    for query in (["status"], ["diff"]):
+        decision = guard_mod.check("git", query, str(top), cfg)
+        assert decision.failure is not None and decision.failure.reason == "arg_not_allowed", query
+        assert "has no directory of its own" in decision.failure.message
+    assert guard_mod.check("git", ["log", "-1"], str(top), cfg).allowed
+    shutil.move(str(ws / "emb.later"), str(emb))  # the repository appears there
+    with (emb / ".git/config").open("a") as fh:
+        fh.write(_filter(trap, "missing-late"))
+    dirty(emb)
+    git(top, "status", check_rc=False)
+    assert fired(markers) == ["missing-late"]
