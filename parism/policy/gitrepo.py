@@ -113,6 +113,9 @@ class Repo:
     git_dir: str  # git's own answer (rev-parse --absolute-git-dir)
     overrides: list[tuple[str, str]] = field(default_factory=list)  # (key, value) for -c
     moves_worktree: bool = False  # core.worktree set: --work-tree=<work_dir> is forced
+    # git starts below its work tree's root: a .git made in between before the run would be
+    # the repository git discovers, so --git-dir and --work-tree are forced (rewrite.py)
+    found_from_below: bool = False
     repos: list[str] = field(default_factory=list)  # every repository read, top first
     origins: set[str] = field(default_factory=set)  # every config file git read (absolute)
     includes: bool = False  # an include.* / includeIf.* entry was read (its target may be missing)
@@ -285,6 +288,10 @@ class _Reader:
                 return
 
 
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def _leads_to(dot_git: str, git_dir: str) -> bool:
     """Whether this ``.git`` (a directory, or a ``gitdir:`` file) is the repository git chose."""
     if os.path.isdir(dot_git):
@@ -327,5 +334,6 @@ def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | Repo
                            f"(more than {MAX_OVERRIDES})")
     return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
                 moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins,
+                found_from_below=work_dir != git_dir and start != work_dir and not _inside(start, git_dir),
                 includes=reader.includes, gitlinks=reader.gitlinks, configs=reader.configs,
                 sealed=reader.sealed)

@@ -26,7 +26,11 @@ def git_args(args: list[str], sub_index: int | None, repo: Repo | None) -> list[
     the settings that disarm what it (and every submodule git enters) declares."""
     settings = list(GIT_FORCED_SETTINGS) + (repo.overrides if repo is not None else [])
     forced = ["--no-pager", *config_flags(settings)]
-    if repo is not None and repo.moves_worktree:  # -c core.worktree does not win; --work-tree does
+    # rev-parse runs nothing a repository names: its answers stay git's own (--git-common-dir)
+    pinned = repo is not None and repo.found_from_below and (sub_index is None or args[sub_index] != "rev-parse")
+    if repo is not None and pinned:  # the repository the guard read, not one discovered on the way up later
+        forced.append(f"--git-dir={repo.git_dir}")
+    if repo is not None and (repo.moves_worktree or pinned):  # -c core.worktree does not win; --work-tree does
         forced.append(f"--work-tree={repo.work_dir}")
     if sub_index is None:
         return forced + list(args)

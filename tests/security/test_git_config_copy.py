@@ -222,3 +222,48 @@ def test_a_gitlink_without_a_directory_of_its_own_is_refused(workspace: tuple[Pa
     dirty(emb)
     git(top, "status", check_rc=False)
     assert fired(markers) == ["missing-late"]
+
+
+def test_a_git_dir_made_below_the_work_tree_after_the_check_is_not_discovered(
+        workspace: tuple[Path, Path, Trap], monkeypatch: pytest.MonkeyPatch) -> None:
+    """git run in a subdirectory of its work tree discovers the nearest ``.git`` on the way up:
+    one made in between after the check (a concurrent build can) would be another repository,
+    read by nobody. The guard names the repository it read (``--git-dir``, ``--work-tree``).
+    Control: the same arguments without those two fire the trap."""
+    ws, markers, trap = workspace
+    repo = make_repo(ws / "repo")
+    sub = repo / "sub"
+    evil = make_repo(ws / "evil", "data.txt filter=late\n")
+    with (evil / ".git/config").open("a") as fh:
+        fh.write(_filter(trap, "discovered-late"))
+    dirty(evil)
+    shutil.copytree(evil, sub, ignore=shutil.ignore_patterns(".git"))  # its work tree, untracked in repo
+
+    def reading_then_swap(*args: object, **kwargs: object) -> object:
+        answer = read_repo(*args, **kwargs)  # type: ignore[arg-type]
+        if not (sub / ".git").exists():
+            shutil.copytree(evil / ".git", sub / ".git")
+        return answer
+
+    monkeypatch.setattr(guard_mod, "read_repo", reading_then_swap)
+    cfg = load_config(cwd=str(sub), environ={"HOME": str(ws.parent), "PARISM_ALLOWED_PATHS": str(ws)})
+    decision = guard_mod.check("git", ["status"], str(sub), cfg)
+    assert decision.allowed, decision.failure
+    pins = [f"--git-dir={repo}/.git", f"--work-tree={repo}"]
+    assert all(p in decision.exec_args for p in pins), decision.exec_args
+    plain_env = GIT_ENV | {"PATH": "/usr/bin:/bin"}
+    unpinned = [a for a in decision.exec_args if a not in pins]
+    subprocess.run(["git", *unpinned], cwd=sub, env=plain_env, capture_output=True, timeout=60)
+    assert fired(markers) == ["discovered-late"]  # control
+    (markers / "discovered-late").unlink()
+    subprocess.run(["git", *decision.exec_args], cwd=sub, env=plain_env, capture_output=True, timeout=60)
+    assert fired(markers) == []  # pinned even without a sandbox
+    shutil.rmtree(sub / ".git")
+    own(ws)
+    env = make_engine(ws).run("git", ["status", "--porcelain"], cwd=str(sub))
+    text = f"{env.stdout.raw if env.stdout else ''}{env.stderr.raw if env.stderr else ''}"
+    assert fired(markers) == [] and "TRAPFIRED" not in text, text[-400:]
+    assert env.failure is None and env.exitCode == 0, (env.failure, text[-400:])
+    shutil.rmtree(sub / ".git")
+    rev_parse = guard_mod.check("git", ["rev-parse", "--git-common-dir"], str(sub), cfg).exec_args
+    assert not any(a.startswith(("--git-dir=", "--work-tree=")) for a in rev_parse)  # it runs nothing
