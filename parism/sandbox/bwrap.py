@@ -19,6 +19,9 @@ ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # host_mounts (df, findmnt) sees the host's mount table through a read-only root; these hold
 # homes, runtime sockets and scratch space and are covered with empty tmpfs.
 HOST_ROOT_MASKS = ("/root", "/home", "/run", "/var/run", "/tmp", "/var/tmp", "/mnt", "/media", "/srv")
+# A command that keeps host uid 0 (root_masked) would read every root-only file of the host root
+# (/var/log, crontabs, /boot, other projects): it keeps only the system directories.
+HOST_ROOT_KEPT_AS_UID0 = ("/usr", "/etc", "/proc", "/dev", *("/" + name for name in ROOT_LINKS))
 
 
 def build_argv(plan: Plan, inner: list[str], userns_fds: tuple[int, int] | None = None,
@@ -117,10 +120,11 @@ def _system_root(plan: Plan) -> list[str]:
     """Curated root: /usr, the merged-/usr links (or real dirs) and /etc, all read-only.
 
     host_mounts binds the whole host root read-only instead (recursive, so df sees every
-    mount) and hides homes, runtime sockets and scratch dirs under empty tmpfs."""
+    mount) and hides homes, runtime sockets and scratch dirs under empty tmpfs (as host uid 0:
+    everything but the system directories)."""
     if plan.namespace == "host_mounts":
         out = ["--ro-bind", "/", "/"]
-        for d in HOST_ROOT_MASKS:
+        for d in _host_root_masks(plan):
             if os.path.isdir(d) and not os.path.islink(d):
                 out += ["--tmpfs", d]
         return out
@@ -132,6 +136,18 @@ def _system_root(plan: Plan) -> list[str]:
         elif os.path.isdir(host):
             out += ["--ro-bind", host, host]
     return out + ["--ro-bind", "/etc", "/etc"]
+
+
+def _host_root_masks(plan: Plan) -> tuple[str, ...]:
+    """What host_mounts covers with empty tmpfs: homes, sockets, scratch — and, for host uid 0,
+    every top-level directory but the system ones (the allowed paths are bound on top later)."""
+    if plan.run_as.rule != "root_masked":
+        return HOST_ROOT_MASKS
+    try:
+        top = sorted("/" + name for name in os.listdir("/"))
+    except OSError:
+        top = []
+    return tuple(dict.fromkeys((*HOST_ROOT_MASKS, *(d for d in top if d not in HOST_ROOT_KEPT_AS_UID0))))
 
 
 def _workspace(plan: Plan, fds: Mapping[str, int]) -> list[str]:

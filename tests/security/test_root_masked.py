@@ -159,3 +159,23 @@ def test_the_engine_refuses_a_build_in_roots_private_workspace(base: Path) -> No
     finally:
         engine.close()
     assert env.failure is not None and (env.failure.kind, env.failure.reason) == ("exec", "sandbox_unsupported")
+
+
+def test_host_mounts_as_uid_0_sees_only_the_system_directories(sandbox_factory, base: Path) -> None:
+    """df's class binds the host root: as host uid 0 every top-level directory but the
+    system ones is covered, so a root-only file elsewhere (here a top-level directory made
+    for the test) is not read; df still answers. Control: the other rules' masks show it."""
+    own = _dir(base / "own", 0o700)
+    top = Path(tempfile.mkdtemp(prefix="parism-rootmask-top-", dir="/"))
+    try:
+        top.chmod(0o755)
+        other = _secret(top)
+        sb = sandbox_factory([str(own)])
+        r = run(sb, [SH, "-c", f"cat {other}; df -P / >/dev/null && echo DF-OK"], str(own), namespace="host_mounts")
+        assert SECRET not in r.out and "DF-OK" in r.out, r.out + r.err
+        plan = sb.plan(decision(namespace="host_mounts"), make_spec([SH], str(own)))
+        unmasked = dataclasses.replace(plan, run_as=dataclasses.replace(plan.run_as, rule="uid0_unmasked"))
+        code, out = _run_plan(unmasked, ["/usr/bin/cat", str(other)])
+        assert code == 0 and SECRET in out  # control: the usual host_mounts masks, as uid 0
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
