@@ -153,4 +153,4 @@ class RepoCache:
 def _copy(repo: Repo) -> Repo:
     """A copy whose lists a caller may not share with the kept answer."""
     return replace(repo, overrides=list(repo.overrides), repos=list(repo.repos),
-                   origins=set(repo.origins))
+                   origins=set(repo.origins), configs=list(repo.configs), sealed=list(repo.sealed))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parism.policy.gitcache import RepoCache
-from tests.security.test_git_drivers import Trap, _dirty, _engine, _fired, _own, _repo, git, workspace  # noqa: F401
+from tests.security.sandbox.gitrepos import Trap, dirty, fired, git, make_engine, make_repo, own, workspace  # noqa: F401
 
 AHEAD_NS = 10_000_000_000  # the repository was just written: pretend its files have settled
 
@@ -19,15 +19,15 @@ AHEAD_NS = 10_000_000_000  # the repository was just written: pretend its files 
 def test_a_filter_written_in_place_after_the_reading_was_kept_never_runs(
         workspace: tuple[Path, Path, Trap]) -> None:  # noqa: F811
     ws, markers, trap = workspace
-    repo = _repo(ws / "repo", "data.txt filter=evil\n")
+    repo = make_repo(ws / "repo", "data.txt filter=evil\n")
     stanza = f'[filter "evil"]\n\tclean = {trap("kept")}\n'
     pad = "#" + "x" * (len(stanza) - 2) + "\n"
     config = repo / ".git/config"
     with config.open("a") as fh:
         fh.write(pad)
-    _dirty(repo)
-    _own(ws)
-    engine = _engine(ws)
+    dirty(repo)
+    own(ws)
+    engine = make_engine(ws)
     cache = engine._guard_setup.git_repos = RepoCache(clock=lambda: time.time_ns() + AHEAD_NS)
     for _ in range(2):
         env = engine.run("git", ["status"], cwd=str(repo))
@@ -44,9 +44,9 @@ def test_a_filter_written_in_place_after_the_reading_was_kept_never_runs(
     misses = cache.misses
     env = engine.run("git", ["status"], cwd=str(repo))
     text = f"{env.stdout.raw if env.stdout else ''}{env.stderr.raw if env.stderr else ''}"
-    assert _fired(markers) == [] and "TRAPFIRED" not in text, text[-400:]
+    assert fired(markers) == [] and "TRAPFIRED" not in text, text[-400:]
     assert env.ok, env.failure
     assert cache.misses == misses + 1  # git was asked again
 
     git(repo, "status", check_rc=False)  # control: the trap is armed
-    assert _fired(markers) == ["kept"]
+    assert fired(markers) == ["kept"]

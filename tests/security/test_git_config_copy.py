@@ -3,7 +3,7 @@
 The guard asks git which programs a repository's configuration names and disarms them with
 ``-c``; the command's git reads the configuration files again, later.  Each attack here changes
 a configuration file *between* the two readings — at the worst moment, deterministically: the
-guard's reading (``read_repo``) is wrapped so the file is rewritten right after git answered the
+guard's reading (``read_repo``, as the cache calls it) is wrapped so the file is rewritten right after git answered the
 guard, which is what a concurrent build step (a file in the work tree) or the agent's own
 editor (any file) can do in that window.  Runs per attack:
 
@@ -29,6 +29,7 @@ import pytest
 
 import parism.guard as guard_mod
 from parism.config import load_config
+import parism.policy.gitcache as gitcache
 from parism.policy.gitrepo import read_repo
 from tests.security.sandbox.gitrepos import (GIT_ENV, Trap, dirty, fired, git, make_engine, make_repo, own,
                                              workspace)
@@ -145,7 +146,7 @@ def late(workspace: tuple[Path, Path, Trap], request: pytest.FixtureRequest,
         attack.swap()
         return answer
 
-    monkeypatch.setattr(guard_mod, "read_repo", reading_then_swap)
+    monkeypatch.setattr(gitcache, "read_repo", reading_then_swap)
     yield ws, markers, attack, marker
 
 
@@ -245,7 +246,7 @@ def test_a_git_dir_made_below_the_work_tree_after_the_check_is_not_discovered(
             shutil.copytree(evil / ".git", sub / ".git")
         return answer
 
-    monkeypatch.setattr(guard_mod, "read_repo", reading_then_swap)
+    monkeypatch.setattr(gitcache, "read_repo", reading_then_swap)
     cfg = load_config(cwd=str(sub), environ={"HOME": str(ws.parent), "PARISM_ALLOWED_PATHS": str(ws)})
     decision = guard_mod.check("git", ["status"], str(sub), cfg)
     assert decision.allowed, decision.failure
