@@ -170,12 +170,14 @@ def test_a_swapped_name_never_shows_the_outside(profile: str, tree: tuple[str, d
                 text = env.to_json()
                 assert OUTSIDE not in text, (rule, profile, target, text)
                 outcomes[env.stdout.raw.strip() if env.exitCode == 0 else _refusal(env)] += 1
+        refused_by_rule = rule == "root_masked" and profile == "build"  # never host uid 0 writing
         # the race was live during the calls: several bursts of swaps happened (not 'more swaps
-        # than calls', which a starved swapper thread misses on a loaded machine)
-        assert swapper.swaps >= 20, swapper.swaps
+        # than calls', which a starved swapper thread misses on a loaded machine); calls refused
+        # before any sandbox starts end too fast for that
+        assert refused_by_rule or swapper.swaps >= 20, swapper.swaps
     finally:
         engine.close()
-    if rule == "root_masked" and profile == "build":  # never host uid 0 writing a project
+    if refused_by_rule:
         assert outcomes["exec:sandbox_unsupported"] > 0, outcomes
         assert set(outcomes) <= {"exec:sandbox_unsupported", "guard:path_not_allowed", "guard:arg_not_allowed"}
         return
