@@ -35,7 +35,7 @@ from parism.envelope import (
     Telemetry,
 )
 from parism.executor import Capture
-from parism.paging import Page, split_lines
+from parism.paging import Page, count_lines
 from parism.parsers import registry
 from parism.parsers.osinfo import normalize_os
 from parism.redact.echo import Echo
@@ -210,7 +210,7 @@ class Finisher:
         )
         env = self._extras(env, ran, body, parse_ms)
         opts = req.opts
-        raw_lines, page_size = len(split_lines(ran.stdout_text)), self.cfg.settings.guard.default_page_size
+        raw_lines, page_size = count_lines(ran.stdout_text), self.cfg.settings.guard.default_page_size
         cut = next((o for o in env.omission or () if o.reason == "max_items"), None)
         if cut is not None and cut.rows_total is not None and cut.rows_returned is not None:
             result_id, retained = self._retention(env, req)

@@ -11,17 +11,19 @@ protocol stream.  What it adds:
   line ends, and the rest is read in 1 MiB pieces and dropped;
 - each answer is serialised once and written in a worker thread (a 64 MiB answer does not stall
   the event loop); its long strings (a tool result's text block, ``stdout.raw``) are escaped
-  and written 1 MiB at a time instead of becoming one more whole copy, and the freed heap is
-  handed back to the system (``malloc_trim``) after a large answer;
+  and written 1 MiB at a time instead of becoming one more whole copy, a text block that
+  mirrors ``structuredContent`` (:data:`STRUCTURED_TEXT`) is written from the one
+  serialisation of it, and the freed heap is handed back to the system (``malloc_trim``)
+  after a large answer;
 - ``on_eof`` is called when the client closes stdin, so the server can bound its exit time.
 """
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import logging
 import os
+import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -37,7 +39,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from pydantic_core import to_json
 
-from parism.mcp import jsonrpc
+from parism.mcp import heap, jsonrpc
 from parism.mcp.jsonrpc import Refusal
 
 log = logging.getLogger("parism.mcp.wire")
@@ -104,68 +106,118 @@ SLICE = 1 << 20
 TRIM_AFTER = 8 << 20
 
 
-_SLOT = f"\x00parism-{secrets.token_hex(8)}-{{}}\x00"  # a placeholder no output can forge
+_TOKEN = secrets.token_hex(8)
+_SLOT = f"\x00parism-{_TOKEN}-{{}}\x00"  # a placeholder no output can forge
+_SLOT_JSON = re.compile(re.escape(to_json(_SLOT.format("KEY"))).replace(b"KEY", rb"(\d+|text|structured)"))
+
+#: A tool result's text block that says "the JSON of my ``structuredContent``": the writer
+#: serialises the structured content once and writes it twice, as itself and escaped into the
+#: block, instead of the server building the text as one more string (a 64 MiB output's text
+#: block was a 65 MB string next to the output, plus a 65 MB bytes copy while it was made).
+#: The bytes are exactly those of the answer with the text built eagerly.
+STRUCTURED_TEXT = _SLOT.format("text")
 
 
-def _long_strings(message: Any) -> list[str]:
+def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
     """Take a tool result's long strings out of ``message`` (the writer owns it now), leaving
-    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.raw``."""
+    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.raw``; and, when a
+    text block is :data:`STRUCTURED_TEXT`, the structured content itself (returned)."""
     result = getattr(message, "result", None)
     if not isinstance(result, dict):
-        return []
+        return [], None
     holders: list[tuple[dict[str, Any], str]] = [
         (item, "text") for item in result.get("content") or () if isinstance(item, dict)]
     structured = result.get("structuredContent")
-    if isinstance(structured, dict):
+    if not isinstance(structured, dict):
+        structured = None
+    else:
         holders += [(out, "raw") for out in (structured.get("stdout"), structured.get("stderr"))
                     if isinstance(out, dict)]
     taken: list[str] = []
     for holder, key in holders:
         value = holder.get(key)
-        if isinstance(value, str) and len(value) > SLICE:
+        if isinstance(value, str) and len(value) > SLICE and value != STRUCTURED_TEXT:
             holder[key] = _SLOT.format(len(taken))
             taken.append(value)
-    return taken
+    if structured is None or not any(holder.get(key) == STRUCTURED_TEXT for holder, key in holders):
+        return taken, None
+    result["structuredContent"] = _SLOT.format("structured")
+    return taken, structured
 
 
 def _pieces(message: Any) -> Iterator[bytes]:
-    """The message's JSON in pieces whose concatenation is exactly its one-shot serialisation."""
-    taken = _long_strings(message)
-    rest = _serialise(message)
-    for i in range(len(taken)):
-        head, found, rest = rest.partition(to_json(_SLOT.format(i)))
-        yield head
-        if not found:  # the answer became an internal error: nothing to put back
-            return
-        yield b'"'
-        text = taken[i]
-        taken[i] = ""  # the writer's reference goes as soon as it is written
-        for start in range(0, len(text), SLICE):
-            yield to_json(text[start:start + SLICE])[1:-1]
-        del text
-        yield b'"'
-    yield rest
-
-
-def _trim() -> None:
-    """Hand freed heap back to the system (glibc only; elsewhere nothing to do)."""
+    """The message's JSON in pieces whose concatenation is exactly its one-shot serialisation
+    (with a :data:`STRUCTURED_TEXT` block holding the JSON of the structured content)."""
+    taken, structured = _take(message)
     try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
-def _serialise(message: Any) -> bytes:
-    """The message's JSON, once, as bytes; a message that cannot be written (a lone surrogate in
-    a result) becomes an internal error for its id rather than ending the writer."""
-    try:
-        return type(message).__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+        data = _dump(message)
+        mirror = to_json(structured) if structured is not None else b""
     except ValueError as exc:  # pydantic_core.PydanticSerializationError is a ValueError
-        log.error("an answer could not be serialised (%s): sent as an internal error", type(exc).__name__)
-        rid = getattr(message, "id", None)  # ids were checked by the reader: always writable
-        error = Refusal(rid, INTERNAL_ERROR, "Internal error: the answer could not be written as "
-                        "UTF-8 JSON").response()
-        return error.__pydantic_serializer__.to_json(error, by_alias=True, exclude_unset=True)
+        yield _internal_error(message, exc)
+        return
+
+    def long(key: str) -> Iterator[bytes]:
+        return _json_string(taken[int(key)])
+
+    def expand(key: str) -> Iterator[bytes]:  # not recursive: a closure cycle would keep ``taken``
+        if key == "structured":
+            return _spliced(mirror, long)
+        if key == "text":
+            return _quoted(_escaped(_spliced(mirror, long)))
+        return long(key)
+
+    yield from _spliced(data, expand)
+
+
+def _spliced(data: bytes, expand: Callable[[str], Iterator[bytes]]) -> Iterator[bytes]:
+    """``data`` with each placeholder's JSON string replaced by ``expand(key)``."""
+    at = 0
+    for slot in _SLOT_JSON.finditer(data):
+        yield data[at:slot.start()]
+        yield from expand(slot.group(1).decode())
+        at = slot.end()
+    yield data[at:]
+
+
+def _json_string(text: str) -> Iterator[bytes]:
+    """``to_json(text)``, :data:`SLICE` characters at a time."""
+    yield b'"'
+    for start in range(0, len(text), SLICE):
+        yield to_json(text[start:start + SLICE])[1:-1]
+    yield b'"'
+
+
+def _quoted(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    yield b'"'
+    yield from pieces
+    yield b'"'
+
+
+def _escaped(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """UTF-8 JSON pieces escaped again as the inside of a JSON string, :data:`SLICE` bytes at a
+    time (cut at character boundaries)."""
+    for piece in pieces:
+        view = memoryview(piece)
+        at = 0
+        while at < len(view):
+            end = min(at + max(SLICE, 4), len(view))  # 4: the longest UTF-8 character
+            while end < len(view) and view[end] & 0xC0 == 0x80:  # inside a character
+                end -= 1
+            yield to_json(str(view[at:end], "utf-8"))[1:-1]
+            at = end
+
+
+def _dump(message: Any) -> bytes:
+    return type(message).__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+
+
+def _internal_error(message: Any, exc: ValueError) -> bytes:
+    """A message that cannot be written (a lone surrogate in a result) becomes an internal
+    error for its id rather than ending the writer."""
+    log.error("an answer could not be serialised (%s): sent as an internal error", type(exc).__name__)
+    rid = getattr(message, "id", None)  # ids were checked by the reader: always writable
+    error = Refusal(rid, INTERNAL_ERROR, "Internal error: the answer could not be written as UTF-8 JSON")
+    return _dump(error.response())
 
 
 def _write(out: BinaryIO, message: Any) -> int:
@@ -240,7 +292,7 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
                 size = await anyio.to_thread.run_sync(_write, sink, message)
                 del message
                 if size >= TRIM_AFTER:
-                    _trim()
+                    heap.trim()
 
     try:
         async with anyio.create_task_group() as tg:

@@ -1,0 +1,73 @@
+"""The stdio writer streams a tool result's text block from its ``structuredContent``
+(``STRUCTURED_TEXT``) and its long strings in slices: the bytes on the wire must be exactly the
+one-shot serialisation of the same answer with the text built eagerly (``tool_result``
+without ``text``), whatever the strings hold (quotes, backslashes, control characters,
+non-ASCII, astral characters across a slice boundary)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp_types import JSONRPCResponse
+
+from parism.envelope import Envelope, OutputField
+from parism.mcp import stdio
+from parism.mcp.stdio import STRUCTURED_TEXT
+from parism.mcp.tools import tool_result
+
+
+def envelope(raw: str, err: str, parsed: object = None) -> Envelope:
+    return Envelope(ok=True, exitCode=0, cmd="cat", args=["f"], cwd="/tmp", duration_ms=1,
+                    stdout=OutputField(raw=raw, parsed=parsed), stderr=OutputField(raw=err))
+
+
+def response(env: Envelope, text: str | None) -> JSONRPCResponse:
+    """What the SDK hands the writer for a tool result (its dump of the CallToolResult)."""
+    result = tool_result(env, False, text=text).model_dump(by_alias=True, mode="json", exclude_none=True)
+    return JSONRPCResponse(jsonrpc="2.0", id=7, result=result)
+
+
+def written(message: JSONRPCResponse) -> bytes:
+    out = io.BytesIO()
+    stdio._write(out, message)
+    return out.getvalue()
+
+
+def one_shot(message: JSONRPCResponse) -> bytes:
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(raw=TEXT, err=TEXT, short=st.booleans())
+def test_streamed_answer_is_the_eager_answer(raw: str, err: str, short: bool) -> None:
+    env = envelope(raw, err, parsed={"lines": [raw[:5]], "n": 1.5e-05})
+    expected = one_shot(response(env, None))
+    with pytest.MonkeyPatch.context() as patch:
+        # a tiny slice: the strings are "long" and cut (astral characters included) at many places
+        patch.setattr(stdio, "SLICE", 1000 if short else 3)
+        got = written(response(env, STRUCTURED_TEXT))
+    assert got == expected
+    answer = json.loads(got)["result"]
+    assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
+    assert answer["structuredContent"]["stdout"]["raw"] == raw
+
+
+def test_large_output_text_block() -> None:
+    """The real slice size, an output of several slices with every kind of escape."""
+    raw = ('a"b\\c\n\t\x01é€😀' * 150_000)  # ~2 MB: cut into slices mid-run
+    env = envelope(raw, "warning\n")
+    assert written(response(env, STRUCTURED_TEXT)) == one_shot(response(env, None))
+
+
+def test_unwritable_answer_is_an_internal_error() -> None:
+    """A lone surrogate cannot be UTF-8: the answer becomes an internal error for its id."""
+    env = envelope("ok", "x", parsed={"name": "\ud800"})
+    answer = json.loads(written(response(env, STRUCTURED_TEXT)))
+    assert answer["id"] == 7 and answer["error"]["code"] == -32603
