@@ -29,7 +29,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, Tool, ToolAnnotations
 
 from parism.cli.signals import next_signal
 from parism.clip import clip
-from parism.mcp import heap
+from parism.mcp import host
 from parism.mcp.session import initialise_first, serve_only
 from parism.mcp.stdio import serve_stdio
 from parism.mcp.tools import InFlight, ToolRow, call, tool_rows
@@ -251,7 +251,8 @@ def serve(config_path: str | None = None) -> int:
     os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
     from parism.config import load_config
 
-    heap.bound()  # before anyio starts its worker threads
+    host.bound_heap()  # before anyio starts its worker threads
+    host.become_subreaper()  # orphans of our sandboxes come back to us and are waited for
     cfg = load_config(config_path)
     report_config_problems(cfg)
     engine = LazyEngine(cfg)

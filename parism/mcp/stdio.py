@@ -39,7 +39,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from pydantic_core import to_json
 
-from parism.mcp import heap, jsonrpc
+from parism.mcp import host, jsonrpc
 from parism.mcp.jsonrpc import Refusal
 
 log = logging.getLogger("parism.mcp.wire")
@@ -292,7 +292,7 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
                 size = await anyio.to_thread.run_sync(_write, sink, message)
                 del message
                 if size >= TRIM_AFTER:
-                    heap.trim()
+                    host.trim_heap()
 
     try:
         async with anyio.create_task_group() as tg:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import parism
+from parism.sandbox.reap import end_bwrap
 
 MAIN = Path(__file__).with_name("_worker_main.py")
 ROOT = str(Path(parism.__file__).resolve().parent.parent)
@@ -199,6 +200,8 @@ class Worker:
 
     def _kill(self) -> None:
         if self.proc is not None:
+            if self.limits.isolation != "none":
+                end_bwrap(self.proc)  # bwrap's child first: each process is reaped by its parent
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()

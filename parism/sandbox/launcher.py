@@ -20,7 +20,6 @@ import fcntl
 import os
 import queue
 import select
-import signal
 import struct
 import subprocess
 import threading
@@ -30,8 +29,6 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-import psutil
-
 from parism.proctree import KILL_GRACE_S
 from parism.sandbox._helper import AT_FDCWD, RESOLVE_NO_SYMLINKS, openat2
 from parism.sandbox.bwrap import build_argv, userns_disabled
@@ -39,9 +36,9 @@ from parism.sandbox.cgroup import PidsCgroup
 from parism.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
 from parism.sandbox.network import Egress, helper_filter, netns_code
 from parism.sandbox.plan import Plan
+from parism.sandbox.reap import KILL_WAIT_S, end_tree, only_child, pidfd
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
-KILL_WAIT_S = 2.0
 READY_TIMEOUT_S = 10.0
 CHOOM = "/usr/bin/choom"
 SETPRIV = "/usr/bin/setpriv"
@@ -295,7 +292,7 @@ class Prepared:
                 handshake.complete()
             except OSError:
                 self.proc.kill()  # never let bwrap go on without the map; wait_ready reports why
-        self.outer = _pidfd(self.proc.pid)
+        self.outer = pidfd(self.proc.pid)
         self.inner: int | None = None
         self.on_end: Callable[[], None] | None = None  # the pool's refill trigger
         self.status = _StatusPipe(status_r)
@@ -319,7 +316,7 @@ class Prepared:
         """Block until the helper waits for its argv; raise ``SandboxError`` if bwrap failed."""
         if self.status.read_until((b"R\n",), timeout):
             if self.inner is None:
-                self.inner = _pidfd(_only_child(self.proc.pid))
+                self.inner = pidfd(only_child(self.proc.pid))
             if self.egress:
                 try:
                     self.egress.attach()  # the namespace's sockets were sent before bwrap started
@@ -386,7 +383,7 @@ class Prepared:
             return
         self.finished = True
         self._close_control()
-        kill_sandbox(self.proc, self.outer, self.inner, sweep=not self.plan.pid_namespace)
+        end_tree(self.proc, self.outer, self.inner, sweep=not self.plan.pid_namespace)
         self.outer = self.inner = None
         self.status.close()
         if self.egress:
@@ -417,64 +414,6 @@ class Prepared:
         self.end()
         self.stdout.close()
         self.stderr.close()
-
-
-def kill_sandbox(proc: subprocess.Popen[bytes], outer: int | None, inner: int | None, sweep: bool) -> None:
-    """SIGKILL bwrap, the sandbox's PID 1 and (``sweep``) every descendant; wait; never raises.
-
-    With a pid namespace, PID 1's death ends everything inside. Without one (host_procs,
-    nested-weak) the descendant sweep — a full process-table scan, hence only then — catches
-    what stayed in the tree. Signals go through pidfds, waits block on them (no polling: this
-    often runs on a thread next to the pipeline). Closes both pidfds."""
-    try:
-        kids = psutil.Process(proc.pid).children(recursive=True) if sweep and proc.poll() is None else []
-    except psutil.Error:
-        kids = []
-    for fd in (outer, inner):
-        if fd is not None:
-            try:
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-            except OSError:
-                pass  # already gone
-    for kid in kids:
-        try:
-            kid.kill()
-        except psutil.Error:
-            continue
-    for fd in (outer, inner):
-        if fd is not None:
-            _wait_fd(fd)  # readable once the process has exited
-    try:
-        proc.wait(KILL_WAIT_S)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _only_child(pid: int) -> int | None:
-    """bwrap's PID 1 (its only child), without scanning the process table."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            kids = f.read().split()
-        return int(kids[0]) if kids else None
-    except (OSError, ValueError):
-        return None
-
-
-def _pidfd(pid: int | None) -> int | None:
-    """A pidfd pins the process (no pid reuse) and becomes readable when it exits."""
-    if pid is None:
-        return None
-    try:
-        return os.pidfd_open(pid)
-    except OSError:
-        return None  # already gone
-
-
-def _wait_fd(pidfd: int) -> None:
-    try:
-        select.select([pidfd], [], [], KILL_WAIT_S)
-    finally:
-        os.close(pidfd)
 
 
 class SandboxStarted:
