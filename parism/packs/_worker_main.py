@@ -1,10 +1,11 @@
 """The pack worker: imports one pack and answers parse requests, one JSON object per line.
 
 Run by :mod:`parism.packs.worker` inside bubblewrap as ``python3 -I _worker_main.py ROOT PACKDIR``
-(``ROOT`` holds the ``parism`` package, so ``from parism.types import ParserPack`` works; nothing
-else of Parism is imported here). The protocol stream is a private copy of fd 1; fd 1 itself is
-pointed at stderr, so a pack that prints cannot corrupt the protocol. After each call every other
-process in the worker's pid namespace (a child the pack forked) is killed.
+(``ROOT`` holds the ``parism`` package, so ``from parism.types import ParserPack`` works; of the
+rest of Parism only the strict schema check is imported). The protocol stream is a private copy
+of fd 1; fd 1 itself is pointed at stderr, so a pack that prints cannot corrupt the protocol.
+After each call every other process in the worker's pid namespace (a child the pack forked) is
+killed.
 """
 
 import importlib.util
@@ -50,11 +51,9 @@ def _validate(schema, value):
     if schema is None:
         return None
     if hasattr(schema, "model_validate"):
-        try:
-            schema.model_validate(value)
-        except Exception as exc:  # pydantic.ValidationError
-            return str(exc)[:400]
-        return None
+        from parism.parsers.strict import violation  # the registry's rule for built-in parsers
+
+        return violation(schema, value)
     import jsonschema
 
     err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(value))

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
-
 from parism.envelope import Hint, ParseError
+from parism.parsers import strict
 from parism.parsers.contract import Contract, ParseFailure, ParseInput, Parser
 from parism.policy.tokenize import FlagSpec, tokenize
 
@@ -243,11 +242,10 @@ def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool
         return ParseOutcome(parser=parser, parse_error=ParseError(
             reason="unrecognized_output", message=f"{parser.id}: the output has data lines but none was recognised"))
     if strict_schemas and parser.schema is not None:
-        try:
-            parser.schema.model_validate(value)
-        except ValidationError as exc:
+        problem = strict.violation(parser.schema, value)
+        if problem is not None:
             return ParseOutcome(parser=parser, parse_error=ParseError(
-                reason="schema_violation", message=f"{parser.id}: {exc.error_count()} schema error(s): {str(exc)[:300]}"))
+                reason="schema_violation", message=f"{parser.id}: {problem}"))
     return ParseOutcome(parsed=value, parser=parser)
 
 

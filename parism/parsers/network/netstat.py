@@ -85,6 +85,7 @@ class NetstatResult(BaseModel):
     connections: list[Connection]
     routes: list[dict[str, Any]] | None = None
     interfaces: list[dict[str, Any]] | None = None
+    groups: list[dict[str, Any]] | None = None
     skipped_sections: list[str] | None = None
     unparsed: list[str] | None = None
 
