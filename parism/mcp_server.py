@@ -252,8 +252,11 @@ def serve(config_path: str | None = None) -> int:
     from parism.config import load_config
 
     host.bound_heap()  # before anyio starts its worker threads
-    host.become_subreaper()  # orphans of our sandboxes come back to us and are waited for
     cfg = load_config(config_path)
+    if cfg.settings.sandbox.mode != "off":
+        # orphans of our sandboxes come back to us and are waited for (parism/sandbox/reap.py);
+        # unconfined commands are not ours to adopt: what they leave goes where it always went
+        host.become_subreaper()
     report_config_problems(cfg)
     engine = LazyEngine(cfg)
     anyio.run(_serve, build_server(engine, parism.__version__), engine)
