@@ -68,6 +68,34 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
+def descendants(pid: int) -> list[int] | None:
+    """Every descendant of ``pid``, from the kernel's per-thread ``children`` lists: a few reads
+    per process of the tree, where a ppid map reads every process's ``stat`` (~2.7 ms of CPU on a
+    host of 120 processes).  None where the kernel has no such lists (CONFIG_PROC_CHILDREN)."""
+    if not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        return None if os.path.isdir(f"/proc/{pid}") else []
+    out: list[int] = []
+    stack, seen = [pid], {pid}
+    while stack:
+        parent = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue  # gone meanwhile: its children were reparented (to a subreaper in the tree)
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children", "rb") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+            for kid in kids:
+                if kid not in seen:
+                    seen.add(kid)
+                    out.append(kid)
+                    stack.append(kid)
+    return out
+
+
 def _children_map() -> dict[int, list[int]] | None:
     """ppid → child pids of every process, from ``/proc`` (None when there is no ``/proc``)."""
     try:

@@ -27,6 +27,8 @@ import subprocess
 
 import psutil
 
+from parism.proctree import descendants
+
 KILL_WAIT_S = 2.0
 
 
@@ -64,11 +66,8 @@ def end_tree(proc: subprocess.Popen[bytes], outer: int | None, inner: int | None
     when it reported its exit through bwrap's event fd (the monitor exits on that report
     without waiting), and a swept descendant outlives its parent; a subreaper server
     (:func:`parism.mcp.host.become_subreaper`) is their parent then. Never raises; closes every pidfd."""
-    try:
-        listed = psutil.Process(proc.pid).children(recursive=True) if sweep and proc.poll() is None else []
-    except psutil.Error:
-        listed = []
-    kids = [fd for fd in (pidfd(kid.pid) for kid in listed) if fd is not None]
+    listed = _swept(proc.pid) if sweep and proc.poll() is None else []
+    kids = [fd for fd in (pidfd(kid) for kid in listed) if fd is not None]
     for fd in (inner, *kids):
         if fd is not None:
             _kill(fd)
@@ -90,6 +89,18 @@ def end_tree(proc: subprocess.Popen[bytes], outer: int | None, inner: int | None
             _reap(fd)
     if outer is not None:
         os.close(outer)
+
+
+def _swept(pid: int) -> list[int]:
+    """The descendants of ``pid``: the kernel's children lists of the tree (a few reads per
+    process, ``proctree.descendants``), a process-table scan where the kernel has none."""
+    found = descendants(pid)
+    if found is not None:
+        return found
+    try:
+        return [kid.pid for kid in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def _exited(fd: int) -> bool:
