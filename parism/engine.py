@@ -144,7 +144,7 @@ class Engine:
 
     def call(self, opts: StrictOptions) -> Any:
         """The one typed entry of every surface: run the call ``opts`` describes."""
-        return self._handler(opts)(CancelToken())
+        return self.handler(opts)(CancelToken())
 
     def describe(self, cmd: str | None = None) -> DescribeResult:
         if cmd is None:
@@ -216,12 +216,14 @@ class Engine:
 
     async def acall(self, opts: StrictOptions) -> Any:
         """``call`` in a worker thread, cancellable (the MCP server's path)."""
-        return await _in_thread(self._handler(opts))
+        return await _in_thread(self.handler(opts))
 
     # -- dispatch -----------------------------------------------------------------------
 
-    def _handler(self, opts: StrictOptions) -> Callable[[CancelToken], Any]:
-        """The engine method serving ``opts``' model (``CALLS``), bound to ``opts``."""
+    def handler(self, opts: StrictOptions) -> Callable[[CancelToken], Any]:
+        """The engine method serving ``opts``' model (``CALLS``), bound to ``opts``: what
+        ``call`` runs, and what the MCP server's early start runs in its own worker
+        (:mod:`parism.mcp.early`)."""
         name = CALLS.get(type(opts))
         if name is None:
             raise TypeError(f"Engine.call takes one of {', '.join(m.__name__ for m in CALLS)}, "

@@ -102,6 +102,9 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        #: set once the command has been started (or queued for a slot, or the call ended): the MCP
+        #: server's early start waits on it (parism/mcp/early.py)
+        self.handed_over = threading.Event()
 
     def cancel(self) -> None:
         self._event.set()
@@ -207,6 +210,8 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
     except Exception as exc:  # noqa: BLE001 — a launcher bug is reported, never raised to the agent
         cap.spawn_error = SpawnError("EIO", f"launcher failed: {type(exc).__name__}: {exc}", "launcher")
         return cap
+    if cancel is not None:
+        cancel.handed_over.set()
     # the first periodic scan waits one interval: at spawn the command has not forked yet, so a
     # scan then finds nothing (a whole /proc walk, ~1 ms of CPU) and a command shorter than the
     # interval needs none — the group kill and the forced scan before any kill still apply
@@ -318,11 +323,15 @@ class Slots:
 
     @contextmanager
     def hold(self, cancel: CancelToken | None = None) -> Iterator[bool]:
-        """Yield True once a slot is held, False if cancelled while queued."""
-        while not self._sem.acquire(timeout=0.05):
-            if cancel is not None and cancel.cancelled:
-                yield False
-                return
+        """Yield True once a slot is held, False if cancelled while queued. A call that has to
+        queue says so on its token (``handed_over``): an early start stops waiting for it."""
+        if not self._sem.acquire(blocking=False):
+            if cancel is not None:
+                cancel.handed_over.set()
+            while not self._sem.acquire(timeout=0.05):
+                if cancel is not None and cancel.cancelled:
+                    yield False
+                    return
         try:
             yield True
         finally:

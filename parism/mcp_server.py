@@ -31,7 +31,8 @@ from parism.cli.signals import next_signal
 from parism.clip import clip
 from parism.mcp import host
 from parism.mcp.session import initialise_first, serve_only
-from parism.mcp.stdio import serve_stdio
+from parism.mcp.early import Early
+from parism.mcp.stdio import Hooks, serve_stdio
 from parism.mcp.tools import InFlight, ToolRow, call, tool_rows
 
 if TYPE_CHECKING:
@@ -76,6 +77,10 @@ class LazyEngine:
                     self._engine = await anyio.to_thread.run_sync(self._build)
         return self._engine
 
+    def ready(self) -> "Engine | None":
+        """The engine if it is built (any thread), else None: nothing waits here."""
+        return self._engine
+
     def _build(self) -> "Engine":
         from parism.engine import Engine
 
@@ -104,6 +109,7 @@ class ParismServer(MCPServer):
     decorated functions, and telling :func:`_serve` when a client has fetched the tool list."""
 
     tools_listed: anyio.Event | None = None
+    early: Early | None = None  # set while serving stdio (_serve)
 
     def __init__(self, name: str, *, rows: Sequence[ToolRow] = (), engine: LazyEngine | None = None,
                  **options: Any) -> None:
@@ -127,7 +133,10 @@ class ParismServer(MCPServer):
         if row is None or self._engine is None:
             shown = clip(name)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown}", data={"tool": shown, "valid": sorted(self._rows)})
-        return await call(row, self._engine, arguments, context)
+        started = None
+        if self.early is not None and context is not None and row.progress and row.name == "run":
+            started = self.early.claim(context.request_context.request_id, arguments)
+        return await call(row, self._engine, arguments, context, started)
 
 
 def build_server(engine: LazyEngine, version: str) -> ParismServer:
@@ -216,11 +225,17 @@ def _hard_exit(status: int) -> None:
 async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
     limit = engine.cfg.settings.server.max_request_bytes
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_exit_on_signal, tg.cancel_scope)
-        tg.start_soon(_warm_up, server, engine)
-        await serve_stdio(server, limit, _exit_soon)
-        tg.cancel_scope.cancel()
+    server.early = early = Early(engine)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_exit_on_signal, tg.cancel_scope)
+            tg.start_soon(_warm_up, server, engine)
+            await serve_stdio(server, limit, Hooks(on_eof=_exit_soon, on_message=early.begin,
+                                                   on_answer=early.answered))
+            tg.cancel_scope.cancel()
+    finally:
+        server.early = None
+        early.close()
 
 
 def report_config_problems(cfg: "LoadedConfig") -> None:

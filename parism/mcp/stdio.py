@@ -247,8 +247,20 @@ def _claim_std_fds() -> tuple[int, int, Callable[[], None]]:
     return wire_in, wire_out, restore
 
 
+@dataclass(frozen=True)
+class Hooks:
+    """What the server is told besides the stream pair (:mod:`parism.mcp.early` uses them).
+
+    ``on_message(msg)``: in the reader thread, for each message before the SDK gets it.
+    ``on_answer(id)``: on the event loop, before the answer to that id is written."""
+
+    on_eof: Callable[[], None] = lambda: None
+    on_message: Callable[[Any], None] | None = None
+    on_answer: Callable[[Any], None] | None = None
+
+
 @asynccontextmanager
-async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lambda: None
+async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
                         ) -> AsyncIterator[tuple[ContextReceiveStream[Any], ContextSendStream[SessionMessage]]]:
     """The (read, write) stream pair a session runs on, served from the process's stdio."""
     wire_in, wire_out, restore = _claim_std_fds()
@@ -269,12 +281,18 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
         anyio.from_thread.run(answer, _too_large(rid, max_request_bytes))
         return True
 
+    def next_item() -> Any:  # worker thread
+        item = _next(source, max_request_bytes, early)
+        if hooks.on_message is not None and not isinstance(item, (Refusal, _Oversized, _Eof)) and item is not None:
+            hooks.on_message(item)
+        return item
+
     async def reader() -> None:
         async with to_sdk, answers:
             while True:
-                item = await anyio.to_thread.run_sync(_next, source, max_request_bytes, early)
+                item = await anyio.to_thread.run_sync(next_item)
                 if item is EOF:
-                    on_eof()
+                    hooks.on_eof()
                     return
                 if isinstance(item, Refusal):
                     await answer(item)
@@ -289,6 +307,8 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
             async for session_message in from_sdk:
                 message = session_message.message
                 del session_message
+                if hooks.on_answer is not None and (hasattr(message, "result") or hasattr(message, "error")):
+                    hooks.on_answer(getattr(message, "id", None))
                 size = await anyio.to_thread.run_sync(_write, sink, message)
                 del message
                 if size >= TRIM_AFTER:
@@ -304,8 +324,8 @@ async def stdio_streams(max_request_bytes: int, on_eof: Callable[[], None] = lam
         restore()
 
 
-async def serve_stdio(server: MCPServer, max_request_bytes: int, on_eof: Callable[[], None]) -> None:
+async def serve_stdio(server: MCPServer, max_request_bytes: int, hooks: Hooks) -> None:
     """``server.run_stdio_async()`` on Parism's transport (the SDK's low-level run loop)."""
     low = server._lowlevel_server  # the loop run_stdio_async drives; no public seam takes streams
-    async with stdio_streams(max_request_bytes, on_eof) as (read, write):
+    async with stdio_streams(max_request_bytes, hooks) as (read, write):
         await low.run(read, write, low.create_initialization_options())

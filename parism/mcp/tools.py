@@ -47,6 +47,7 @@ from parism.options import (
 
 if TYPE_CHECKING:
     from parism.engine import Engine
+    from parism.mcp.early import Started
     from parism.mcp_server import LazyEngine
 
 log = logging.getLogger("parism.mcp")
@@ -197,14 +198,20 @@ def refused(tool: str, err: OptionsError) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
-async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None) -> CallToolResult:
-    """Build the row's options from the raw arguments, then run its call (counted, guarded)."""
-    opts = build(row.options, arguments)
-    if isinstance(opts, OptionsError):
-        return refused(row.name, opts)
+async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None,
+               started: "Started | None" = None) -> CallToolResult:
+    """Build the row's options from the raw arguments, then run its call (counted, guarded);
+    ``started``: the same call, already running (:mod:`parism.mcp.early`), is awaited instead."""
+    if started is not None:
+        def work(e: "Engine") -> Awaitable[Any]:
+            return _with_progress(ctx, started.result())
+    else:
+        opts = build(row.options, arguments)
+        if isinstance(opts, OptionsError):
+            return refused(row.name, opts)
 
-    def work(e: "Engine") -> Awaitable[Any]:
-        return _with_progress(ctx, row.call(e, opts)) if row.progress else row.call(e, opts)
+        def work(e: "Engine") -> Awaitable[Any]:
+            return _with_progress(ctx, row.call(e, opts)) if row.progress else row.call(e, opts)
 
     result = await guarded(row.name, engine, work)
     return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)

@@ -167,73 +167,23 @@ def test_concurrency_limit_queues_and_cancelled_waiter_leaves() -> None:
     (s1, e1), (s2, e2) = sorted(spans)
     assert s2 >= e1 - 0.01, "the second execution started before the first ended"
 
-    token = CancelToken()
-    with slots.hold() as first:
-        assert first
-        threading.Timer(0.2, token.cancel).start()
-        with slots.hold(token) as second:
-            assert second is False
 
+def test_handed_over_is_set_at_the_start_and_when_queued() -> None:
+    """The MCP early start waits on ``handed_over``: set once the child runs, and as soon as a
+    call has to queue for a slot (else the reader would wait its whole timeout)."""
+    started = CancelToken()
+    execute(spec([SH, "-c", "exit 0"]), cancel=started)
+    assert started.handed_over.is_set()
+    assert not CancelToken().handed_over.is_set()
 
-def test_cap_on_stdout_keeps_stderr() -> None:
-    cap = execute(spec([SH, "-c", "echo warn >&2; head -c 10485760 /dev/zero"], cap=MiB))
-    assert cap.output_limit and cap.stdout_truncated and not cap.stderr_truncated
-    assert len(cap.stdout) == MiB and cap.stderr == b"warn\n"
-
-
-def test_a_failing_launcher_is_a_spawn_error_not_an_exception() -> None:
-    class Broken:
-        def start(self, spec: ExecSpec) -> object:
-            raise RuntimeError("pool exhausted")
-
-    cap = execute(spec([SH, "-c", "true"]), launcher=Broken())  # type: ignore[arg-type]
-    assert cap.spawn_error is not None and cap.spawn_error.target == "launcher"
-    assert "pool exhausted" in cap.spawn_error.message
-
-
-def test_tracker_records_the_same_descendants_as_psutil() -> None:
-    proc = subprocess.Popen([SH, "-c", "sleep 30 & (sleep 30 & wait) & wait"], start_new_session=True)
-    try:
-        time.sleep(0.3)
-        expected = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
-        tracker = Tracker(proc.pid)
-        tracker.scan()
-        assert len(expected) >= 3 and set(tracker.pids) == expected
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def test_a_launcher_that_contains_its_tree_skips_the_scans() -> None:
-    """``contains_tree`` is the launcher's promise that its teardown kills every descendant:
-    nothing is recorded (the direct launcher below keeps it, so the group kill still applies)."""
-    class Contained:
-        def start(self, spec: ExecSpec) -> object:
-            started = DirectLauncher().start(spec)
-            started.contains_tree = True  # type: ignore[attr-defined]
-            return started
-
-    tracked: list[int] = []
-    cap = execute(spec([SH, "-c", "sleep 0.5 & sleep 0.5; wait"]), launcher=Contained(), tracked=tracked)  # type: ignore[arg-type]
-    assert cap.exit_code == 0 and tracked == []
-    tracked_direct: list[int] = []
-    execute(spec([SH, "-c", "sleep 0.5 & sleep 0.5; wait"]), tracked=tracked_direct)
-    assert tracked_direct
-
-
-def test_the_first_periodic_scan_waits_but_a_forced_one_does_not() -> None:
-    """The executor delays its first scan by one interval (at spawn nothing has forked yet);
-    a forced scan — the one before any kill — still records at once."""
-    proc = subprocess.Popen([SH, "-c", "sleep 30 & wait"], start_new_session=True)
-    try:
-        deadline = time.monotonic() + 5
-        while not psutil.Process(proc.pid).children() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        tracker = Tracker(proc.pid, first_after=60)
-        tracker.scan()
-        assert tracker.pids == []
-        tracker.scan(force=True)
-        assert len(tracker.pids) == 1
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    slots, queued = Slots(1), CancelToken()
+    with slots.hold() as held:
+        assert held
+        waiter = threading.Thread(target=lambda: slots.hold(queued).__enter__())
+        waiter.start()
+        assert queued.handed_over.wait(2), "a queued call did not say so"
+        queued.cancel()
+        waiter.join(2)
+    free = CancelToken()
+    with slots.hold(free) as held:
+        assert held and not free.handed_over.is_set()  # a slot at once: nothing to say yet
