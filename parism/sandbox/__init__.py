@@ -141,8 +141,9 @@ class Sandbox:
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
-              cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = ()) -> Plan:
-        run_as = self.identity_for(cwd, features, cwd_stat)
+              cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = (),
+              run_as: identity.RunAs | None = None) -> Plan:
+        run_as = run_as or self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
@@ -175,8 +176,9 @@ class Sandbox:
             sealed_dirs=sealed,
         )
 
-    def plan(self, decision: Any, spec: Any) -> Plan:
-        """The plan of one call: probe result + config + the guard's decision + the spec."""
+    def plan(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Plan:
+        """The plan of one call: probe result + config + the guard's decision + the spec
+        (``run_as``: the call's identity, when the caller already chose it)."""
         res = self.probed()
         table = getattr(decision, "sandbox", None) or {}
         cwd, cwd_stat = checked_dir(decision, spec)
@@ -188,6 +190,7 @@ class Sandbox:
             env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
             python=res.python or "", git_dirs=getattr(decision, "git_dirs", None),
             file_copies=getattr(decision, "git_configs", ()), sealed_dirs=getattr(decision, "git_sealed", ()),
+            run_as=run_as,
         )
 
     # -- public API --------------------------------------------------------------------------
@@ -203,17 +206,22 @@ class Sandbox:
                            hint=unavailable_hint(res.reason))
         if res.level == "none":
             return None
-        unmet = self.unmet(decision, spec) or self.uncorrectable(spec) or self.root_refused(decision, spec)
+        # one identity per call (its realpath and permission checks cost ~0.1 ms each time):
+        # the directory as the guard opened it, as every check below and the plan read it
+        cwd, st = checked_dir(decision, spec)
+        run_as = self.identity_for(cwd, st=st)
+        unmet = (self.unmet(decision, spec, run_as) or self.uncorrectable(spec, run_as)
+                 or self.root_refused(decision, spec, run_as))
         if unmet is not None:
             return unmet
         with self._lock:
             if self._pool is None and self.pool_size > 0:
                 self._pool = Pool(per_plan=self.pool_size)
             pool = self._pool
-        return BwrapLauncher(self.plan(decision, spec), pool if self.pool_size > 0 else None,
+        return BwrapLauncher(self.plan(decision, spec, run_as), pool if self.pool_size > 0 else None,
                              checked_cwd(decision))
 
-    def unmet(self, decision: Any, spec: Any) -> Failure | None:
+    def unmet(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A command whose required binds the sandbox cannot give is refused before it runs:
         it could only fail, or worse, succeed with nothing (apt list without dpkg's status)."""
         policy = getattr(decision, "policy", None)
@@ -221,7 +229,7 @@ class Sandbox:
         if not required:
             return None
         why = planning.unmet_requirements(required, dict(spec.env).get("HOME", ""),
-                                          self.identity_for(spec.cwd))
+                                          run_as or self.identity_for(spec.cwd))
         if not why:
             return None
         cmd = os.path.basename(spec.argv[0]) if spec.argv else "the command"
@@ -230,13 +238,13 @@ class Sandbox:
                        hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
                             "where the sandbox is off (sandbox.mode = \"off\")")
 
-    def root_refused(self, decision: Any, spec: Any) -> Failure | None:
+    def root_refused(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
         control, or writing its project, is refused (identity.root_masked_problem)."""
         cwd, st = checked_dir(decision, spec)
         allowed = tuple(identity.resolved(p) for p in self.allowed_paths or () if isinstance(p, str) and p)
         why = identity.root_masked_problem(
-            self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
+            run_as or self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
             writable=bool(planning.setting(self.settings, "writable_project", False)))
         if why is None:
             return None
@@ -246,10 +254,10 @@ class Sandbox:
                              "its parents), give it to the user whose files these are (chown), or name "
                              "root's private tree itself in guard.allowed_paths (read-only profile)"))
 
-    def uncorrectable(self, spec: Any) -> Failure | None:
+    def uncorrectable(self, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """Under host correction, a call whose owners the command itself compared or formatted
         (``find -user``, ``ps -u``, ``stat -c %U``) could only answer wrongly: refused."""
-        if not spec.argv or self.identity_for(spec.cwd).route != "host_correction":
+        if not spec.argv or (run_as or self.identity_for(spec.cwd)).route != "host_correction":
             return None
         why = truth.uncorrectable(spec.argv[0], list(spec.argv[1:]))
         if why is None:
