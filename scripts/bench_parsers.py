@@ -11,10 +11,14 @@ times of the parsing process, Parism and jc run alternately, medians kept.
     python scripts/bench_parsers.py            # full sizes
     python scripts/bench_parsers.py --scale 0.1 --repeat 1   # quick look
     python scripts/bench_parsers.py --calls    # one engine call: parse and shape CPU per stage
+    python scripts/bench_parsers.py --calls --baseline /tmp/main   # the same against another checkout
 
 ``--calls`` times the two in-process stages of one call on live output of this machine
 (``ls -la /usr/bin``, ``ps aux``, run as the engine runs them: C.UTF-8, UTC): the parse, and the
-shaping with the engine's defaults (``max_items`` 500, adaptive format), medians of CPU time.
+shaping of the engine's default answer (``max_items`` 500, no format: the lean table) and of
+``format: "compact"``, medians of CPU time.  ``--baseline DIR`` (a checkout, e.g. ``git archive``
+unpacked) runs this script on it and on this checkout in alternating rounds over the same captured
+output, and prints both sides' medians over the rounds (before → after).
 
 jc is a benchmark-only dependency: ``pip install jc`` (or ``pip install -e .[bench]``).
 """
@@ -22,15 +26,18 @@ jc is a benchmark-only dependency: ``pip install jc`` (or ``pip install -e .[ben
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+# the checkout whose parism is measured (--baseline runs this script again on another one)
+ROOT = Path(os.environ.get("PARISM_BENCH_ROOT") or Path(__file__).resolve().parents[1])
 sys.path.insert(0, str(ROOT))
 
 from parism.config.model import Settings
@@ -115,25 +122,61 @@ def paired_times(a: Callable[[], object], b: Callable[[], object], repeat: int) 
 CALLS = [("ls -la /usr/bin", "ls", ["-la", "/usr/bin"]), ("ps aux", "ps", ["aux"])]
 
 
-def per_call(repeat: int) -> int:
-    """Parse and shape CPU time of one call, per stage (see the module docstring)."""
+STAGES = ("parse ms", "shape ms", "compact ms")
+
+
+def capture(outdir: Path) -> None:
+    """The live output of each call, run as the engine runs it, saved for the timing processes."""
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TZ": "UTC"}
+    for i, (_, cmd, args) in enumerate(CALLS):
+        text = subprocess.run([cmd, *args], capture_output=True, text=True, env=env, check=False).stdout
+        (outdir / f"{i}.out").write_text(text)
+
+
+def per_call(repeat: int, texts: Path) -> dict[str, list[float]]:
+    """Parse and shape CPU time of one call, per stage (see the module docstring), in ms."""
     settings = Settings()
     thresholds = settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
-    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TZ": "UTC"}
-    print(f"{'call':16s} {'lines':>6s} {'parse ms':>9s} {'shape ms':>9s}")
-    for name, cmd, args in CALLS:
-        text = subprocess.run([cmd, *args], capture_output=True, text=True, env=env, check=False).stdout
+    out = {}
+    for i, (name, cmd, args) in enumerate(CALLS):
+        text = (texts / f"{i}.out").read_text()
         outcome = registry.parse(cmd, args, text, "linux")
         if outcome.parsed is None or outcome.parser is None:
-            print(f"{name}: not parsed")
-            return 1
-        parsed, rows_key = outcome.parsed, outcome.parser.rows_key
+            raise SystemExit(f"{name}: not parsed")
+        parsed, rows_key, parser_id = outcome.parsed, outcome.parser.rows_key, outcome.parser.id
         t_parse = [cpu_time(lambda: registry.parse(cmd, args, text, "linux")) for _ in range(repeat)]  # noqa: B023
-        t_shape = [cpu_time(lambda: shape(parsed, requested=None, rows_key=rows_key,  # noqa: B023
-                                          max_items=settings.guard.max_items, thresholds=thresholds))
-                   for _ in range(repeat)]
-        print(f"{name:16s} {text.count(chr(10)):6d} {statistics.median(t_parse) * 1e3:9.3f} "
-              f"{statistics.median(t_shape) * 1e3:9.3f}")
+        t_shape, t_compact = [], []
+        for _ in range(repeat):
+            t_shape.append(cpu_time(lambda: shape(parsed, requested=None, rows_key=rows_key,  # noqa: B023
+                                                  max_items=settings.guard.max_items, thresholds=thresholds,
+                                                  lean_id=parser_id, args=args)))  # noqa: B023
+            t_compact.append(cpu_time(lambda: shape(parsed, requested="compact", rows_key=rows_key,  # noqa: B023
+                                                    max_items=settings.guard.max_items, thresholds=thresholds)))
+        out[name] = [text.count("\n")] + [statistics.median(t) * 1e3 for t in (t_parse, t_shape, t_compact)]
+    return out
+
+
+def calls(repeat: int, baseline: str | None, rounds: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        texts = Path(tmp)
+        capture(texts)
+        if baseline is None:
+            results = {"": [per_call(repeat, texts)]}
+        else:
+            results = {"before": [], "after": []}
+            sides = [("before", baseline), ("after", str(ROOT))]
+            for r in range(rounds):
+                for side, root in sides[::-1] if r % 2 else sides:  # each side goes first in half the rounds
+                    run = subprocess.run([sys.executable, __file__, "--calls-json", tmp, "--repeat", str(repeat)],
+                                         capture_output=True, text=True, check=True,
+                                         env={**os.environ, "PARISM_BENCH_ROOT": root})
+                    results[side].append(json.loads(run.stdout))
+    print(f"{'call':16s} {'lines':>6s} " + " ".join(f"{s:>{len(s) + 8 if baseline else 10}s}" for s in STAGES))
+    for name, _, _ in CALLS:
+        sides = {side: [statistics.median(r[name][j] for r in runs) for j in range(4)] for side, runs in results.items()}
+        lines = int(next(iter(sides.values()))[0])
+        cells = [" → ".join(f"{v[j]:.3f}" for v in sides.values()) for j in (1, 2, 3)]
+        print(f"{name:16s} {lines:6d} " + " ".join(f"{c:>{len(s) + 8 if baseline else 10}s}" for c, s in zip(cells, STAGES)))
     return 0
 
 
@@ -142,9 +185,15 @@ def main() -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every input size (default 1)")
     ap.add_argument("--repeat", type=int, default=5, help="alternating runs per measurement; medians are kept")
     ap.add_argument("--calls", action="store_true", help="per-call parse and shape time of live ls and ps")
+    ap.add_argument("--baseline", help="with --calls: another checkout, timed in alternating rounds (before → after)")
+    ap.add_argument("--rounds", type=int, default=5, help="with --baseline: rounds per side (default 5)")
+    ap.add_argument("--calls-json", metavar="DIR", help=argparse.SUPPRESS)  # one side's timing of DIR's outputs
     opts = ap.parse_args()
+    if opts.calls_json:
+        print(json.dumps(per_call(opts.repeat, Path(opts.calls_json))))
+        return 0
     if opts.calls:
-        return per_call(max(opts.repeat, 200))
+        return calls(max(opts.repeat, 200), opts.baseline, opts.rounds)
     try:
         import jc  # type: ignore[import-untyped]
     except ImportError:
