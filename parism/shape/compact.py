@@ -29,7 +29,7 @@ class CompactOutcome:
     message: str | None = None
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: Any, limit: int) -> bool:
     """Is ``value`` nested more than ``limit`` levels deep (a scalar is one level)?
 
     Level by level (no recursion limit), with per-item work done by C iterators: a parsed
@@ -95,12 +95,12 @@ def _fold(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"schema": keys, "rows": out}
 
 
-def _cells_deeper_than(table: list[list[Any]], limit: int) -> bool:
-    """Is any cell of a folded table nested more than ``limit`` (≥ 1) levels deep?  Column by
-    column: a column of scalars (most of them) costs one type scan, only columns holding
-    containers are walked."""
-    for column in zip(*table):
-        if not set(map(type, column)) <= _SCALARS and _deeper_than(list(column), limit + 1):
+def columns_deeper_than(columns: list[tuple[Any, ...]], kinds: list[set[type]], limit: int) -> bool:
+    """Is any cell of a folded table's ``columns`` (``kinds``: the exact types of each column's
+    cells) nested more than ``limit`` (≥ 1) levels deep?  A column of scalars (most of them)
+    costs nothing more, only columns holding containers are walked."""
+    for column, types in zip(columns, kinds):
+        if not types <= _SCALARS and deeper_than(list(column), limit + 1):
             return True  # the list around the column adds the one level
     return False
 
@@ -108,21 +108,22 @@ def _cells_deeper_than(table: list[list[Any]], limit: int) -> bool:
 def compact(value: Any) -> CompactOutcome:
     """Fold every top-level array of ``value`` (an object); other shapes are returned unchanged.
 
-    The depth check is the one ``_deeper_than(value, MAX_DEPTH)`` would make, split by part:
+    The depth check is the one ``deeper_than(value, MAX_DEPTH)`` would make, split by part:
     an object's values are allowed one level less; the values of a folded array two less
     (array, row), checked in its folded rows, where a missing key's null (one level) never
     counts because that limit stays above one."""
     refused = CompactOutcome(ok=False, reason="representation_not_lossless",
                              message=f"nesting deeper than {MAX_DEPTH} levels cannot be compacted")
     if not isinstance(value, dict):
-        return refused if _deeper_than(value, MAX_DEPTH) else CompactOutcome(ok=True, value=value)
+        return refused if deeper_than(value, MAX_DEPTH) else CompactOutcome(ok=True, value=value)
     out: dict[str, Any] = {}
     for k, v in value.items():
         folded = fold(v) if isinstance(v, list) else v
         if folded is not v and v:
-            deep = _cells_deeper_than(folded["rows"], MAX_DEPTH - 3)
+            columns = list(zip(*folded["rows"]))
+            deep = columns_deeper_than(columns, [set(map(type, c)) for c in columns], MAX_DEPTH - 3)
         else:
-            deep = _deeper_than(v, MAX_DEPTH - 1)
+            deep = deeper_than(v, MAX_DEPTH - 1)
         if deep:
             return refused
         out[k] = folded

@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from types import NoneType
 from typing import Any
 
-from parism.shape.compact import compact
+from parism.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_than, fold
 
 #: parser id → {derived field: the printed field of the same row it is computed from}.
 DERIVED: dict[str, dict[str, str]] = {
@@ -73,22 +74,35 @@ def lean(parsed: Any, parser_id: str) -> Any:
     """Drop derived fields, then fold every array of objects into ``{schema, default, rows}``.  An
     array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent").
 
-    Rows are folded first and their derived cells blanked per column (no dict per row is built:
-    building the slim rows was most of the shaping time of a 500-row listing)."""
+    Rows are folded and transposed once; the columns' cell types, read once, serve the depth
+    check (``compact``'s), the null check and the defaults, and a derived column beside its
+    source in every row is dropped without reading its cells again (no dict per row is built)."""
     if not isinstance(parsed, dict):
         return parsed
     derived = DERIVED[parser_id]
     out: dict[str, Any] = {}
     for key, value in parsed.items():
-        folded = compact({key: value})  # the fold with its depth check, one array at a time
-        if not folded.ok:
-            return {k: _slim_all(v, derived) for k, v in parsed.items()}
-        table = folded.value[key]
-        if table is value or not isinstance(value, list) or len(value) < 2 or _has_null(value):
-            out[key] = _slim_all(value, derived)
+        if isinstance(value, list) and len(value) > 1 and (folded := fold(value)) is not value:
+            schema, columns = folded["schema"], list(zip(*folded["rows"]))
+            kinds = [set(map(type, c)) for c in columns]
+            if columns_deeper_than(columns, kinds, MAX_DEPTH - 3):  # the array and its rows: two levels
+                return _refused(parsed, derived)
+            # a None cell is a missing key or an explicit null: more of them than missing keys is a null
+            nones = [c.count(None) if NoneType in k else 0 for c, k in zip(columns, kinds)]
+            if sum(nones) > len(value) * len(schema) - sum(map(len, value)):
+                out[key] = _slim_all(value, derived)
+            else:
+                out[key] = _defaults(schema, columns, kinds, nones, derived, len(value))
+        elif deeper_than(value, MAX_DEPTH - 1):  # compact's check; a one-row array's too
+            return _refused(parsed, derived)
         else:
-            out[key] = _defaults(table, derived)
+            out[key] = _slim_all(value, derived)
     return out
+
+
+def _refused(parsed: dict[str, Any], derived: dict[str, str]) -> dict[str, Any]:
+    """Nesting ``compact`` refuses to fold: the rows stay objects, without their derived fields."""
+    return {k: _slim_all(v, derived) for k, v in parsed.items()}
 
 
 def expand(value: Any) -> Any:
@@ -115,59 +129,72 @@ def _slim(row: Any, derived: dict[str, str]) -> Any:
     return {k: v for k, v in row.items() if derived.get(k) not in row}
 
 
-def _has_null(rows: list[Any]) -> bool:
-    return any(None in r.values() for r in rows if isinstance(r, dict))  # parsed cells are JSON values
-
-
-def _defaults(table: dict[str, Any], derived: dict[str, str]) -> dict[str, Any]:
+def _defaults(schema: list[str], columns: list[tuple[Any, ...]], kinds: list[set[type]], nones: list[int],
+              derived: dict[str, str], n: int) -> dict[str, Any]:
     """Blank the derived cells of rows that have their source, give columns their default
     (constant columns leave the schema), blank the cells equal to it, order the columns by their
     blank cells (fewest first) and end each row at its last value, so a field few rows have (a
-    symlink's ``target``) costs nothing in the others."""
-    schema, rows = table["schema"], table["rows"]
-    printed = [list(c) for c in zip(*rows)]  # no explicit null: a None cell is an absent field
+    symlink's ``target``) costs nothing in the others.  ``kinds``: the cell types of each of the
+    ``n`` rows' columns, ``nones``: its None cells (every one an absent field)."""
     at = {k: i for i, k in enumerate(schema)}
-    columns = [column if at.get(derived.get(k, "")) is None else
-               [None if source is not None else v for v, source in zip(column, printed[at[derived[k]]])]
-               for k, column in zip(schema, printed)]
+    cols: list[Sequence[Any] | None] = list(columns)  # None: every cell blank
+    gaps = list(nones)  # the printed columns' absent fields
+    for i, k in enumerate(schema):
+        source = at.get(derived.get(k, ""))
+        if source is None:
+            continue
+        if not gaps[source]:
+            cols[i], nones[i] = None, n
+        else:
+            cols[i] = [None if s is not None else v for v, s in zip(columns[i], columns[source])]
+            kinds[i] = set(map(type, cols[i]))
+            nones[i] = cols[i].count(None)  # type: ignore[union-attr]
     default: dict[str, Any] = {}
-    for i, column in enumerate(columns):
-        found = _usual(column, len(rows))
+    for i, column in enumerate(cols):
+        found = _usual(column, kinds[i]) if column is not None and not nones[i] else None
         if found is not None:
-            default[schema[i]] = found[1]
-            columns[i] = _blanked(column, *found)
-    blanks = [column.count(None) for column in columns]
-    keep = [i for i in sorted(range(len(schema)), key=blanks.__getitem__) if blanks[i] < len(rows)]
+            kind, value, mixed, hits = found
+            default[schema[i]] = value
+            if hits == n and value == value:  # every cell blank (NaN equals no cell)
+                cols[i], nones[i] = None, n
+            else:
+                cols[i] = _blanked(column, kind, value, mixed)  # type: ignore[arg-type]
+                nones[i] = cols[i].count(None)  # type: ignore[union-attr]
+    keep = [i for i in sorted(range(len(schema)), key=nones.__getitem__) if nones[i] < n]
     out: dict[str, Any] = {"schema": [schema[i] for i in keep]}
     if default:
         out["default"] = default
-    cells = zip(*(columns[i] for i in keep)) if keep else ((),) * len(rows)
-    out["rows"] = [list(row) if not row or row[-1] is not None else _trimmed(list(row)) for row in cells]
+    rows = []
+    for row in map(list, zip(*(cols[i] for i in keep))) if keep else ([] for _ in range(n)):
+        while row and row[-1] is None:
+            row.pop()
+        rows.append(row)
+    out["rows"] = rows
     return out
 
 
-def _usual(column: list[Any], n: int) -> tuple[type, Any, bool] | None:
-    """(type, value, mixed) of the column's default: its most common scalar when it fills every row, or
-    a quarter of them and at least :data:`MIN_DEFAULT`; None for a column with gaps."""
-    if None in column:
-        return None
+def _usual(column: Sequence[Any], kinds: set[type]) -> tuple[type, Any, bool, int] | None:
+    """(type, value, mixed, cells equal to it) of the default of a column without gaps (``kinds``:
+    its cell types): its most common scalar when it fills every row, or a quarter of them and at
+    least :data:`MIN_DEFAULT`."""
+    n = len(column)
     try:
         value, hits = Counter(column).most_common(1)[0]
     except TypeError:  # a nested value: no default
         return None
     kind = type(value)
-    mixed = _mixed(column, kind, value)
+    mixed = _mixed(column, kinds, kind, value)
     if mixed:  # 1 == True == 1.0 and -0.0 == 0.0: count JSON-equal cells only
         hits = sum(1 for v in column if _same(v, kind, value))
     if hits == n or (hits >= MIN_DEFAULT and 4 * hits >= n):
-        return kind, value, mixed
+        return kind, value, mixed, hits
     return None
 
 
-def _mixed(column: list[Any], kind: type, value: Any) -> bool:
+def _mixed(column: Sequence[Any], kinds: set[type], kind: type, value: Any) -> bool:
     """Could cells equal to ``value`` in Python differ from it in JSON (another type, a zero of
     the other sign)?"""
-    if set(map(type, column)) != {kind}:
+    if kinds != {kind}:
         return True
     return kind is float and value == 0 and NEGATIVE_ZERO in map(float.hex, column)
 
@@ -183,10 +210,3 @@ def _blanked(column: list[Any], kind: type, value: Any, mixed: bool) -> list[Any
     if mixed:
         return [None if _same(v, kind, value) else v for v in column]
     return [None if v == value else v for v in column]
-
-
-def _trimmed(row: list[Any]) -> list[Any]:
-    end = len(row)
-    while end and row[end - 1] is None:
-        end -= 1
-    return row[:end] if end < len(row) else row
