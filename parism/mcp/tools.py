@@ -202,16 +202,17 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
                started: "Started | None" = None) -> CallToolResult:
     """Build the row's options from the raw arguments, then run its call (counted, guarded);
     ``started``: the same call, already running (:mod:`parism.mcp.early`), is awaited instead."""
+    ticks = row.progress and ctx is not None and wants_progress(ctx)
     if started is not None:
         def work(e: "Engine") -> Awaitable[Any]:
-            return _with_progress(ctx, started.result())
+            return _with_progress(ctx, started.result()) if ticks else started.result()
     else:
         opts = build(row.options, arguments)
         if isinstance(opts, OptionsError):
             return refused(row.name, opts)
 
         def work(e: "Engine") -> Awaitable[Any]:
-            return _with_progress(ctx, row.call(e, opts)) if row.progress else row.call(e, opts)
+            return _with_progress(ctx, row.call(e, opts)) if ticks else row.call(e, opts)
 
     result = await guarded(row.name, engine, work)
     return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)
@@ -243,11 +244,18 @@ async def guarded(name: str, engine: "LazyEngine", work: "Callable[[Engine], Awa
 PROGRESS_INTERVAL_S = 1.0
 
 
+def wants_progress(ctx: Context) -> bool:
+    """Whether the request carried a progress token: without one the SDK's stdio dispatcher
+    drops every notification, so no ticker (a task group and a task per call) is started."""
+    meta = ctx.request_context.meta
+    return meta is not None and meta.get("progress_token") is not None
+
+
 async def _with_progress(ctx: Context | None, work: Awaitable[M]) -> M:
     """Await ``work`` and, while it runs, report elapsed seconds about once a second.
 
-    Some clients reset their request timeout on progress; the SDK drops the notifications when
-    the request carried no progress token.  A failing notification only stops the ticks.
+    Some clients reset their request timeout on progress (when they send a progress token:
+    :func:`wants_progress`).  A failing notification only stops the ticks.
     The ticker ends on an event, not by cancellation: a cancelled task keeps its
     ``CancelledError``, whose traceback holds the request context (and so the call's
     arguments) in a reference cycle until the next full collection — measured, 24 refused

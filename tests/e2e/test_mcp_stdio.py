@@ -397,6 +397,24 @@ async def test_long_run_reports_progress(session: ClientSession) -> None:
     assert all(total is None and message and "running" in message for _, total, message in ticks)
 
 
+def test_no_progress_without_a_progress_token(workdir: Path) -> None:
+    """A call without a progress token gets its answer and nothing before it, however long it
+    runs (the answer would come after a tick at 1 s: ``request`` refuses any other line)."""
+    from tests.e2e.rawrpc import RawServer
+
+    raw = RawServer(workdir)
+    try:
+        raw.initialize()
+        answer = raw.request("tools/call", {"name": "run", "arguments": {"cmd": "sleep", "args": ["1.6"]}})
+        assert answer["result"]["structuredContent"]["ok"] is True
+        with_token = {"name": "run", "arguments": {"cmd": "sleep", "args": ["1.6"]}, "_meta": {"progressToken": "t"}}
+        raw.send(json.dumps({"jsonrpc": "2.0", "id": "p", "method": "tools/call", "params": with_token}).encode())
+        tick = json.loads(raw.answers.get(timeout=30))  # the control: the same call with a token
+        assert tick["method"] == "notifications/progress" and tick["params"]["progressToken"] == "t"
+    finally:
+        assert raw.close() == 0
+
+
 async def test_internal_error_does_not_echo_exception_text() -> None:
     """An unexpected engine exception becomes a tool error naming only its type: its message
     could quote the call's arguments, which may hold a secret."""
