@@ -9,8 +9,9 @@ protocol stream.  What it adds:
 - a line over ``max_request_bytes`` is not kept: it is answered ``-32600`` with its own id as
   soon as the limit is crossed when the id comes first (as every SDK writes it), else once the
   line ends, and the rest is read in 1 MiB pieces and dropped;
-- each answer is serialised once and written in a worker thread (a 64 MiB answer does not stall
-  the event loop); its long strings (a tool result's text block, ``stdout.raw``) are escaped
+- each answer is serialised once; one with long strings, or too large for the pipe's free
+  room, is written in a worker thread (a 64 MiB answer does not stall the event loop), the
+  others on the loop, where a write that cannot block is cheaper than the hop; its long strings (a tool result's text block, ``stdout.raw``) are escaped
   and written 1 MiB at a time instead of becoming one more whole copy, a text block that
   mirrors ``structuredContent`` (:data:`STRUCTURED_TEXT`) is written from the one
   serialisation of it, and the freed heap is handed back to the system (``malloc_trim``)
@@ -25,7 +26,9 @@ import logging
 import os
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+import sys
+import termios
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -149,21 +152,37 @@ def _pieces(message: Any) -> Iterator[bytes]:
     """The message's JSON in pieces whose concatenation is exactly its one-shot serialisation
     (with a :data:`STRUCTURED_TEXT` block holding the JSON of the structured content)."""
     taken, structured = _take(message)
+    return _expanded(*_serialised(message, structured), taken)
+
+
+def _serialised(message: Any, structured: dict[str, Any] | None) -> tuple[bytes, bytes | None]:
+    """The JSON of the message (placeholders in it) and of the structured content a text block
+    mirrors (None: no such block); or an internal error for the message's id."""
     try:
-        data = _dump(message)
-        mirror = to_json(structured) if structured is not None else b""
+        return _dump(message), to_json(structured) if structured is not None else None
     except ValueError as exc:  # pydantic_core.PydanticSerializationError is a ValueError
-        yield _internal_error(message, exc)
+        return _internal_error(message, exc), None
+
+
+def _expanded(data: bytes, mirror: bytes | None, taken: list[str]) -> Iterator[bytes]:
+    """``data`` with its placeholders filled in (the mirror is only scanned for them when
+    long strings were taken out of it)."""
+    if mirror is None and not taken:
+        yield data
         return
 
     def long(key: str) -> Iterator[bytes]:
         return _json_string(taken[int(key)])
 
+    def inner() -> Iterator[bytes]:
+        assert mirror is not None
+        return _spliced(mirror, long) if taken else iter((mirror,))
+
     def expand(key: str) -> Iterator[bytes]:  # not recursive: a closure cycle would keep ``taken``
         if key == "structured":
-            return _spliced(mirror, long)
+            return inner()
         if key == "text":
-            return _quoted(_escaped(_spliced(mirror, long)))
+            return _quoted(_escaped(inner()))
         return long(key)
 
     yield from _spliced(data, expand)
@@ -220,15 +239,47 @@ def _internal_error(message: Any, exc: ValueError) -> bytes:
     return _dump(error.response())
 
 
-def _write(out: BinaryIO, message: Any) -> int:
+def _write(out: BinaryIO, pieces: Iterable[bytes]) -> int:
     """Write one answer (worker thread); returns its size in bytes."""
     size = 0
-    for piece in _pieces(message):
+    for piece in pieces:
         out.write(piece)
         size += len(piece)
     out.write(b"\n")
     out.flush()
     return size
+
+
+def _room(fd: int) -> int:
+    """Bytes the pipe ``fd`` takes now without blocking (0 when it is not a pipe)."""
+    try:
+        unread = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) - int.from_bytes(unread, sys.byteorder, signed=True)
+    except OSError:
+        return 0
+
+
+async def _send(out: BinaryIO, message: Any) -> int:
+    """Write one answer.  Without long strings it is serialised on the event loop (the SDK has
+    just dumped the same content there, twice) and, when it fits in the pipe now, written
+    there too: a write that cannot block costs less than the hop to a worker thread (~0.13 ms
+    CPU per call).  Otherwise the answer is serialised and written in a worker thread, in pieces."""
+    taken, structured = _take(message)
+    if taken:
+        return await anyio.to_thread.run_sync(_write_message, out, message, structured, taken)
+    data, mirror = _serialised(message, structured)
+    del message, structured
+    if len(data) + 2 * len(mirror or b"") < _room(out.fileno()):  # the text block: the mirror again
+        line = b"".join(_expanded(data, mirror, taken)) + b"\n"
+        if len(line) <= _room(out.fileno()):
+            out.write(line)
+            out.flush()
+            return len(line) - 1
+    return await anyio.to_thread.run_sync(_write, out, _expanded(data, mirror, taken))
+
+
+def _write_message(out: BinaryIO, message: Any, structured: dict[str, Any] | None, taken: list[str]) -> int:
+    return _write(out, _expanded(*_serialised(message, structured), taken))
 
 
 def _claim_std_fds() -> tuple[int, int, Callable[[], None]]:
@@ -309,7 +360,7 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
                 del session_message
                 if hooks.on_answer is not None and (hasattr(message, "result") or hasattr(message, "error")):
                     hooks.on_answer(getattr(message, "id", None))
-                size = await anyio.to_thread.run_sync(_write, sink, message)
+                size = await _send(sink, message)
                 del message
                 if size >= TRIM_AFTER:
                     host.trim_heap()

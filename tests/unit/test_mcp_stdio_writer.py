@@ -33,7 +33,7 @@ def response(env: Envelope, text: str | None) -> JSONRPCResponse:
 
 def written(message: JSONRPCResponse) -> bytes:
     out = io.BytesIO()
-    stdio._write(out, message)
+    stdio._write(out, stdio._pieces(message))
     return out.getvalue()
 
 
@@ -71,3 +71,48 @@ def test_unwritable_answer_is_an_internal_error() -> None:
     env = envelope("ok", "x", parsed={"name": "\ud800"})
     answer = json.loads(written(response(env, STRUCTURED_TEXT)))
     assert answer["id"] == 7 and answer["error"]["code"] == -32603
+
+
+def sent(message: JSONRPCResponse, *, prefill: int = 0, hop: bool) -> bytes:
+    """What ``_send`` writes into a pipe that already holds ``prefill`` unread bytes, checking
+    that it went through a worker thread (``hop``) or not; the pipe is read only after the hop."""
+    import os
+    import threading
+
+    import anyio
+    import anyio.to_thread
+
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"x" * prefill)
+    hopped = threading.Event()
+    real = anyio.to_thread.run_sync
+
+    async def counted(*args: object, **kwargs: object) -> object:
+        hopped.set()
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    got = bytearray()
+
+    def drain() -> None:
+        hopped.wait(5)  # a write on the loop into a full pipe would block until then
+        with os.fdopen(read_fd, "rb") as source:
+            got.extend(source.read())
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    with pytest.MonkeyPatch.context() as patch, os.fdopen(write_fd, "wb") as out:
+        patch.setattr(anyio.to_thread, "run_sync", counted)
+        anyio.run(stdio._send, out, message)
+    assert hopped.is_set() == hop
+    hopped.set()
+    reader.join(10)
+    return bytes(got[prefill:])
+
+
+def test_small_answer_is_written_on_the_loop_and_a_large_one_in_a_thread() -> None:
+    small = envelope("a\"b\n" * 100, "", parsed={"rows": [{"n": i} for i in range(50)]})
+    assert sent(response(small, STRUCTURED_TEXT), hop=False) == one_shot(response(small, None))
+    # the same answer into a pipe without room for it: the loop must not block on it
+    assert sent(response(small, STRUCTURED_TEXT), prefill=65_000, hop=True) == one_shot(response(small, None))
+    large = envelope("é" * (stdio.SLICE + 10), "")  # a long string: always in pieces, in a thread
+    assert sent(response(large, STRUCTURED_TEXT), hop=True) == one_shot(response(large, None))
