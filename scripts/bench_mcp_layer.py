@@ -135,7 +135,7 @@ def serve(cfg: str, answers: str, marks_out: str, profile_out: str | None) -> No
     if profile_out:
         yappi.stop()
         yappi.get_func_stats().save(profile_out, type="pstat")
-    Path(marks_out).write_text(json.dumps(stub.marks))
+    Path(marks_out).write_text(json.dumps({"parism": parism.__file__, "marks": stub.marks}))
 
 
 # -- the driver -------------------------------------------------------------------------------
@@ -145,6 +145,7 @@ class Server:
     """One spawned server, driven with raw JSON-RPC lines."""
 
     name: str
+    checkout: Path
     proc: subprocess.Popen[bytes]
     marks_path: Path
     calls: list[tuple[str, int]] = field(default_factory=list)  # (command, block) per call
@@ -179,7 +180,10 @@ class Server:
         assert self.proc.stdin
         self.proc.stdin.close()
         self.proc.wait(30)
-        return json.loads(self.marks_path.read_text())
+        got = json.loads(self.marks_path.read_text())
+        if not Path(got["parism"]).is_relative_to(self.checkout):
+            raise SystemExit(f"{self.name}: served {got['parism']}, not from {self.checkout}")
+        return got["marks"]
 
 
 def spawn(name: str, checkout: Path, cfg: Path, answers: Path, profile: str | None) -> Server:
@@ -189,7 +193,7 @@ def spawn(name: str, checkout: Path, cfg: Path, answers: Path, profile: str | No
             profile or ""]
     proc = subprocess.Popen(argv, cwd=WORK, env=child_env(checkout), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    server = Server(name, proc, marks)
+    server = Server(name, checkout, proc, marks)
     server.request("initialize", INIT)
     assert proc.stdin
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -227,6 +231,8 @@ def main() -> int:
     cmds = [c for c in commands(repo) if ns.only in (None, c.label)]
     servers = [spawn("after", REPO_ROOT, cfg, answers, ns.profile)]
     if ns.baseline:
+        if not (ns.baseline / "parism" / "__init__.py").exists():
+            raise SystemExit(f"{ns.baseline}: not a checkout")
         servers.append(spawn("before", ns.baseline.resolve(), cfg, answers, None))
     for c in cmds:  # warm-up: first calls build caches
         for s in servers:
