@@ -59,3 +59,15 @@ def test_warm_up_freezes_what_was_built_and_turns_the_collector_on() -> None:
 def test_collector_is_back_on_even_when_the_engine_build_fails() -> None:
     enabled, _, _ = _warm(_Built(fail=True))
     assert enabled
+
+
+def test_the_sdk_request_span_is_kept_only_under_a_tracer_provider(monkeypatch: Any) -> None:
+    from mcp.server._otel import OpenTelemetryMiddleware
+    from opentelemetry import trace
+
+    def traced(server: ParismServer) -> bool:
+        return any(isinstance(m, OpenTelemetryMiddleware) for m in server.middleware)
+
+    assert not traced(ParismServer("t", version="0"))  # no provider installed: a no-op span
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: trace.NoOpTracerProvider())
+    assert traced(ParismServer("t", version="0"))
