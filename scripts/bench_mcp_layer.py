@@ -111,6 +111,13 @@ class StubEngine:
         await anyio.lowlevel.checkpoint()  # the real engine awaits a worker thread
         return self.answers[(opts.cmd, *opts.args)]
 
+    def handler(self, opts: Any) -> Any:
+        """The early start's entry (parism/mcp/early.py): called in a worker with the token."""
+        def work(token: Any) -> Any:
+            self.marks.append(time.process_time())
+            return self.answers[(opts.cmd, *opts.args)]
+        return work
+
 
 def serve(cfg: str, answers: str, marks_out: str, profile_out: str | None) -> None:
     """``parism serve`` with the stub engine; the CPU marks are written once stdin closes."""
