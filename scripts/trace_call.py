@@ -11,7 +11,7 @@ of each mark after the client sent the request:
   run_out   the engine's envelope is ready
   woke      the handler has the envelope (early start: Started.result)
   tr_in/out the CallToolResult is built                         (tools.tool_result)
-  write_in  the writer has the SDK's answer                     (stdio._write)
+  write_in  the writer has the SDK's answer                     (stdio._send)
   write_out the answer is on the wire
   done      the client has the validated result
 
@@ -75,7 +75,7 @@ def _serve(log_path: str, config: str) -> int:
     server.call = tools.call
     around(early.Started, "result", None, "woke")
     around(tools, "tool_result", "tr_in", "tr_out")
-    around(stdio, "_write", "write_in", "write_out")
+    around(stdio, "_send", "write_in", "write_out")
     from parism.cli.main import main
     sys.argv = ["parism", "serve", "--config", config]
     return main()
