@@ -10,8 +10,10 @@ space of its own (``%e. %b %Y ``), so it is part of the date, not of the name.
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from parism.parsers.dates import day_month_to_iso, listing_date_to_iso
 from parism.parsers.fs._common import (
@@ -52,6 +54,7 @@ _WEEKDAY = re.compile(r"[A-Za-z]{3} (?=[A-Za-z]{3} )")
 # which cost a fifth of the match.
 _BARE_ROW_RE = re.compile(r"^" + _BODY)
 _MODE_START = frozenset("-bcdlpsDwn?")
+_UNSEEN = object()  # a cache miss (None is a cached "not a mode" / "no ISO form")
 # ``RowParser.rows``: the keys of a common row after its mode head and attribute, in ``_fill``'s
 # order; a mode token; the first branch of _DATE, its fields joined by single spaces
 _COMMON = ("links", "owner", "group", "size_bytes", "modified_raw", "modified_at", "name")
@@ -61,6 +64,31 @@ _DEVICE = re.compile(r"(\d+),\s*(\d+)")
 # ls could not stat the entry (permission denied): "d????????? ? ? ? ?            ? name"
 _UNKNOWN = re.compile(r"^" + _PREFIX + r"\s*(?P<kind>[-bcdlpsDwn?])\?{9}\s+\?\s+\?\s+(?:\?\s+)?\?\s+\?\s(?P<name>.*)$")
 ROWISH = re.compile(r"^\s*(?:\d+(?:[.,]\d+)?[KMGTPEZYk]?\s+){0,2}[-bcdlpsDwn?][-rwxsStTlL?]{9}[.@+]?\s")
+
+#: Most entries each conversion cache keeps (a cache is emptied when it is full).
+CACHE_LIMIT = 4096
+# mode → (row head {mode, type, …}, permissions, is a symlink); copied into rows, never changed
+_MODES: dict[str, tuple[dict[str, object], dict[str, object], bool]] = {}
+# mode token → (template of the common row, permissions, is a symlink) or None; see ``rows``
+_TEMPLATES: dict[str, tuple[dict[str, object], dict[str, object], bool] | None] = {}
+# (now_year, today) → single-spaced short date → ISO or None (not a short date, or no ISO form)
+_SHORT_DATES: dict[tuple[int | None, _dt.date], dict[str, str | None]] = {}
+
+
+def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    return cache
+
+
+def _short_dates(now_year: int | None) -> dict[str, str | None]:
+    """The short dates' cache for today's listings (one day kept)."""
+    key = (now_year, _dt.date.today())
+    found = _SHORT_DATES.get(key)
+    if found is None:
+        _SHORT_DATES.clear()
+        found = _SHORT_DATES[key] = {}
+    return found
 
 
 @dataclass(frozen=True)
@@ -105,20 +133,19 @@ def strip_indicator(name: str, style: RowStyle) -> tuple[str, str | None]:
 
 class RowParser:
     """Parses the rows of one listing.  Listings repeat a handful of modes and dates, so their
-    conversions (mode → type/permissions/octal, date → collapsed text + ISO) are memoised per
-    listing: the per-row work is one regex match and a few dict stores."""
+    conversions (mode → type/permissions/octal, date → collapsed text + ISO) are memoised: the
+    per-row work is one split (or regex match) and a few dict stores.  The mode templates and
+    the short dates' ISO forms are kept between listings (a short date's year depends only on
+    ``now_year`` and today), within :data:`CACHE_LIMIT` entries."""
 
     def __init__(self, style: RowStyle, now_year: int | None) -> None:
         self.style = style
         self.now_year = now_year
         self.plain = not (style.classify or style.escaped or style.c_quoted or style.context)
         self.prefixed = style.has_inode or style.has_blocks
-        # mode → (row head {mode, type, …}, permissions, is a symlink)
-        self._modes: dict[str, tuple[dict[str, object], dict[str, object], bool]] = {}
-        # mode token → (template of the common row, permissions, is a symlink) or None; see ``rows``
-        self._templates: dict[str, tuple[dict[str, object], dict[str, object], bool] | None] = {}
-        # single-spaced short date → ISO or None (not a short date, or no ISO form)
-        self._short_dates: dict[str, str | None] = {}
+        self._modes = _MODES
+        self._templates = _TEMPLATES
+        self._short_dates = _short_dates(now_year)
         # printed date → (whitespace collapsed, ISO or None, old --time-style=iso date: name padded)
         self._dates: dict[str, tuple[str, str | None, bool]] = {}
 
@@ -126,7 +153,7 @@ class RowParser:
         info = mode_info(mode)
         perms = info.pop("permissions")
         assert isinstance(perms, dict)
-        parts = self._modes[mode] = ({"mode": mode, **info}, perms, info["type"] == "symlink")
+        parts = _bounded(self._modes)[mode] = ({"mode": mode, **info}, perms, info["type"] == "symlink")
         return parts
 
     def _template(self, token: str) -> tuple[dict[str, object], dict[str, object], bool] | None:
@@ -140,13 +167,13 @@ class RowParser:
             if is_link:
                 keys["target"] = None
             template = ({**head, **keys}, perms, is_link)
-        self._templates[token] = template
+        _bounded(self._templates)[token] = template
         return template
 
     def _short_date(self, date: str) -> str | None:
         """ISO form of a ``Mon DD HH:MM`` / ``Mon DD YYYY`` date (single-spaced), else None."""
         iso = listing_date_to_iso(date, self.now_year) if _SHORT_DATE.fullmatch(date) else None
-        self._short_dates[date] = iso
+        _bounded(self._short_dates)[date] = iso
         return iso
 
     def _date(self, raw: str) -> tuple[str, str | None, bool]:
@@ -180,26 +207,31 @@ class RowParser:
                 append(self.row(line))
                 continue
             token, links, owner, group, size, month, day, clock, name = parts
-            tpl = templates[token] if token in templates else self._template(token)
+            tpl = templates.get(token, _UNSEEN)
+            if tpl is _UNSEEN:
+                tpl = self._template(token)
             date = f"{month} {day} {clock}"
-            iso = dates[date] if date in dates else self._short_date(date)
+            iso = dates.get(date, _UNSEEN)
+            if iso is _UNSEEN:
+                iso = self._short_date(date)
             cut = -len(name)
             if (tpl is None or iso is None or not links.isdecimal() or not size.isdecimal()
                     or line[cut - 1] != " " or line[cut - 2].isspace()):
                 append(self.row(line))
                 continue
-            template, perms, is_link = tpl
+            template, perms, is_link = tpl  # type: ignore[misc]
             size_bytes = int(size)
+            row = template.copy()
             if is_link:
-                shown, target, ambiguous = split_link(name, size_bytes)
-                if target is None or ambiguous:
+                shown, arrow, target = name.partition(" -> ")
+                if " -> " in target:  # more than one arrow: the size may pick the split
+                    shown, target, ambiguous = split_link(name, size_bytes)
+                    arrow = " -> " if target is not None and not ambiguous else ""
+                if not arrow:
                     append(self.row(line))
                     continue
-                row = template.copy()
                 row["target"] = target
                 name = shown
-            else:
-                row = template.copy()
             row["permissions"] = perms.copy()
             row["links"] = int(links)
             row["owner"] = owner
