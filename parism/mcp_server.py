@@ -26,7 +26,7 @@ import anyio.lowlevel
 from mcp import MCPError
 from mcp.server._otel import OpenTelemetryMiddleware  # the SDK names it in its opt-out comment
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import INVALID_PARAMS, CallToolResult, Tool, ToolAnnotations
+from mcp.types import INVALID_PARAMS, Tool, ToolAnnotations
 from opentelemetry import trace
 
 from parism.cli.signals import next_signal
@@ -138,7 +138,8 @@ class ParismServer(MCPServer):
             self.tools_listed.set()
         return list(self._listed)
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> CallToolResult:
+    async def call_tool(  # type: ignore[override]  # a CallToolResult as a mapping (tools.tool_result)
+            self, name: str, arguments: dict[str, Any], context: Context | None = None) -> dict[str, Any]:
         """An unknown tool is a protocol error (MCP 2025-11-25: -32602, the name in ``data``);
         everything else is the row's answer."""
         row = self._rows.get(name)

@@ -131,8 +131,8 @@ def test_wire_bytes_equal_the_model_dump_reference(name: str) -> None:
     assert to_json(wire) == to_json(reference)
     assert model.to_json() == compact(reference)  # the CLI
     result = tool_result(model, False)  # the MCP text block and structuredContent
-    assert result.content[0].text == to_json(reference).decode()  # type: ignore[union-attr]
-    assert result.structured_content == reference
+    assert result["content"] == [{"type": "text", "text": to_json(reference).decode()}]
+    assert result["structuredContent"] == reference
 
 
 def test_reference_keeps_the_decision_10_nulls_and_drops_the_rest() -> None:

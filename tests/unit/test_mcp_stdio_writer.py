@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_types import JSONRPCResponse
+from mcp_types.methods import serialize_server_result
 
 from parism.envelope import Envelope, OutputField
 from parism.mcp import stdio
@@ -26,8 +27,8 @@ def envelope(raw: str, err: str, parsed: object = None) -> Envelope:
 
 
 def response(env: Envelope, text: str | None) -> JSONRPCResponse:
-    """What the SDK hands the writer for a tool result (its dump of the CallToolResult)."""
-    result = tool_result(env, False, text=text).model_dump(by_alias=True, mode="json", exclude_none=True)
+    """What the SDK hands the writer for a tool result (its validated dump of our mapping)."""
+    result = serialize_server_result("tools/call", "2025-11-25", tool_result(env, False, text=text))
     return JSONRPCResponse(jsonrpc="2.0", id=7, result=result)
 
 
@@ -116,3 +117,25 @@ def test_small_answer_is_written_on_the_loop_and_a_large_one_in_a_thread() -> No
     assert sent(response(small, STRUCTURED_TEXT), prefill=65_000, hop=True) == one_shot(response(small, None))
     large = envelope("é" * (stdio.SLICE + 10), "")  # a long string: always in pieces, in a thread
     assert sent(response(large, STRUCTURED_TEXT), hop=True) == one_shot(response(large, None))
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+def test_the_result_mapping_is_what_the_sdk_made_of_a_call_tool_result(version: str) -> None:
+    """The SDK validates our mapping once instead of dumping a CallToolResult first: what it
+    sends must be what it sent for the model, in every protocol era (2026-07-28 requires
+    resultType), for an answer and for a refusal."""
+    from mcp.server.runner import _dump_result
+    from mcp.types import CallToolResult, TextContent
+
+    from parism.mcp.tools import refused
+    from parism.options import OptionsError
+
+    env = envelope("x\n", "", parsed={"rows": [{"n": 1}]})
+    model = CallToolResult(content=[TextContent(type="text", text="t")], structured_content=env.to_wire(),
+                           is_error=False)
+    err = OptionsError("cwd", "parameter 'cwd' must be a string")
+    refusal = CallToolResult(content=[TextContent(type="text", text=f"invalid arguments for run: {err.text()}")],
+                             is_error=True)
+    for ours, theirs in ((tool_result(env, False, text="t"), model), (refused("run", err), refusal)):
+        sent = serialize_server_result("tools/call", version, _dump_result(ours))
+        assert sent == serialize_server_result("tools/call", version, _dump_result(theirs))

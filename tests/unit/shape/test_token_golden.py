@@ -53,7 +53,7 @@ def test_default_answer_costs_at_most_the_golden_figure_and_the_raw_text(engine_
     assert env.ok, env.failure
     raw = engine.run(argv[0], argv[1:], cwd, format="json").stdout.raw
     result = tool_result(env, False)
-    text, structured = result.content[0].text, stringify(result.structured_content)
+    text, structured = result["content"][0]["text"], stringify(result["structuredContent"])
     assert json.loads(text) == json.loads(structured)  # the same answer for both readers
     n_raw, n_text, n_struct = o200k.count_many([raw, text, structured])
     golden = GOLDEN[case]
