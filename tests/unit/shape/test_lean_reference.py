@@ -18,15 +18,8 @@ from hypothesis import strategies as st
 from parism.parsers import registry
 from parism.shape import lean
 from parism.shape.compact import MAX_DEPTH
+from tests.unit.shape.test_compact_reference import _depth
 from tests.unit.shape.test_lean import FIXTURES
-
-
-def _depth(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    return 1
 
 
 def _slim(value: Any, derived: dict[str, str]) -> Any:
