@@ -244,7 +244,7 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
             tg.start_soon(_exit_on_signal, tg.cancel_scope)
             tg.start_soon(_warm_up, server, engine)
             await serve_stdio(server, limit, Hooks(on_eof=_exit_soon, on_message=early.begin,
-                                                   on_answer=early.answered))
+                                                   on_answer=early.answered, on_wire=early.attach))
             tg.cancel_scope.cancel()
     finally:
         server.early = None

@@ -26,6 +26,7 @@ import asyncio
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,6 +38,7 @@ from parism.executor import CancelToken
 from parism.options import OptionsError, RunOptions, build
 
 if TYPE_CHECKING:
+    from parism.mcp.stdio import Wire
     from parism.mcp_server import LazyEngine
 
 log = logging.getLogger("parism.mcp")
@@ -63,6 +65,32 @@ class Started:
         self.finished = threading.Event()
         self._value: Any = None
         self._error: BaseException | None = None
+        self.wire: "Wire | None" = None  # set when a handler claims the call
+        self._reply_lock = threading.Lock()
+        self._reply: Callable[[Any], bool] | None = None
+        self._reply_closed = False
+        self.answered = False  # the worker wrote the answer itself (the handler says so)
+
+    def offer(self, reply: Callable[[Any], bool]) -> None:
+        """The handler's way to write the answer from the worker (``reply(value) -> written``),
+        used if the call is still running: the answer then skips the event loop's wake-up and
+        the SDK's result path (≈1 ms). Too late once the worker has finished."""
+        with self._reply_lock:
+            if not self._reply_closed:
+                self._reply = reply
+
+    def _answer(self, value: Any) -> None:
+        """Worker thread: write the answer if the handler offered how."""
+        with self._reply_lock:
+            self._reply_closed = True
+            reply, self._reply = self._reply, None
+        if reply is not None and not self.token.cancelled:  # a cancelled request gets no answer here
+            try:
+                self.answered = reply(value)
+                if self.answered:
+                    log.debug("answer written by the call's worker")
+            except Exception:  # noqa: BLE001 - the handler answers as usual
+                log.exception("an early answer could not be written; the SDK answers instead")
 
     def settle(self, value: Any, error: BaseException | None) -> None:
         """Worker thread: keep the outcome and wake the handler on the event loop."""
@@ -96,6 +124,7 @@ class Early:
         self._calls: dict[Any, Started] = {}
         self._lock = threading.Lock()
         self._initialised = False
+        self.wire: "Wire | None" = None  # the transport's (Hooks.on_wire)
         self._running = 0  # early calls whose worker has not finished (bounded by WORKERS)
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="parism-early")
 
@@ -131,6 +160,8 @@ class Early:
                 started.token.handed_over.set()
                 with self._lock:
                     self._running -= 1
+            if error is None:
+                started._answer(value)
             started.settle(value, error)
 
         self._pool.submit(run)
@@ -174,7 +205,13 @@ class Early:
         if started is not None and started.arguments != arguments:
             started.token.cancel()
             return None
+        if started is not None:
+            started.wire = self.wire
         return started
+
+    def attach(self, wire: "Wire") -> None:
+        """``Hooks.on_wire``: where an early call may write its own answer."""
+        self.wire = wire
 
     def answered(self, request_id: Any) -> None:
         """The writer is about to answer this id (before the client can reuse it): a call its

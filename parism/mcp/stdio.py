@@ -28,6 +28,7 @@ import re
 import secrets
 import sys
 import termios
+import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -39,7 +40,9 @@ import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
-from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, JSONRPCResponse
+from mcp_types import methods as _methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
 from parism.mcp import host, jsonrpc
@@ -119,6 +122,16 @@ _SLOT_JSON = re.compile(re.escape(to_json(_SLOT.format("KEY"))).replace(b"KEY", 
 #: block was a 65 MB string next to the output, plus a 65 MB bytes copy while it was made).
 #: The bytes are exactly those of the answer with the text built eagerly.
 STRUCTURED_TEXT = _SLOT.format("text")
+
+#: What a handler returns for a call whose answer was already written (:func:`answer_now`):
+#: the SDK turns it into its own answer for the id, which the writer drops unwritten.
+ANSWERED = {"content": [], "isError": False, "resultType": "complete", "_meta": {"parism/answered": _TOKEN}}
+
+
+def _already_answered(message: Any) -> bool:
+    result = getattr(message, "result", None)
+    meta = result.get("_meta") if isinstance(result, dict) else None
+    return isinstance(meta, dict) and meta.get("parism/answered") == _TOKEN
 
 
 def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
@@ -259,27 +272,34 @@ def _room(fd: int) -> int:
         return 0
 
 
-async def _send(out: BinaryIO, message: Any) -> int:
+async def _send(wire: Wire, message: Any) -> int:
     """Write one answer.  Without long strings it is serialised on the event loop (the SDK has
     just dumped the same content there, twice) and, when it fits in the pipe now, written
     there too: a write that cannot block costs less than the hop to a worker thread (~0.13 ms
     CPU per call).  Otherwise the answer is serialised and written in a worker thread, in pieces."""
+    out = wire.sink
     taken, structured = _take(message)
     if taken:
-        return await anyio.to_thread.run_sync(_write_message, out, message, structured, taken)
+        return await anyio.to_thread.run_sync(_write_message, wire, message, structured, taken)
     data, mirror = _serialised(message, structured)
     del message, structured
-    if len(data) + 2 * len(mirror or b"") < _room(out.fileno()):  # the text block: the mirror again
-        line = b"".join(_expanded(data, mirror, taken)) + b"\n"
-        if len(line) <= _room(out.fileno()):
-            out.write(line)
-            out.flush()
-            return len(line) - 1
-    return await anyio.to_thread.run_sync(_write, out, _expanded(data, mirror, taken))
+    with wire.lock:  # held only around a write that cannot block (or a worker's, as small)
+        if len(data) + 2 * len(mirror or b"") < _room(out.fileno()):  # the text block: the mirror again
+            line = b"".join(_expanded(data, mirror, taken)) + b"\n"
+            if len(line) <= _room(out.fileno()):
+                out.write(line)
+                out.flush()
+                return len(line) - 1
+    return await anyio.to_thread.run_sync(_write_locked, wire, _expanded(data, mirror, taken))
 
 
-def _write_message(out: BinaryIO, message: Any, structured: dict[str, Any] | None, taken: list[str]) -> int:
-    return _write(out, _expanded(*_serialised(message, structured), taken))
+def _write_locked(wire: Wire, pieces: Iterable[bytes]) -> int:
+    with wire.lock:
+        return _write(wire.sink, pieces)
+
+
+def _write_message(wire: Wire, message: Any, structured: dict[str, Any] | None, taken: list[str]) -> int:
+    return _write_locked(wire, _expanded(*_serialised(message, structured), taken))
 
 
 def _claim_std_fds() -> tuple[int, int, Callable[[], None]]:
@@ -308,6 +328,39 @@ class Hooks:
     on_eof: Callable[[], None] = lambda: None
     on_message: Callable[[Any], None] | None = None
     on_answer: Callable[[Any], None] | None = None
+    on_wire: Callable[["Wire"], None] | None = None  # given the wire once it is open
+
+
+class Wire:
+    """The answer side of the wire, shared by the writer task and :meth:`answer_now` (any
+    thread): one lock around every write, so lines never interleave."""
+
+    def __init__(self, sink: BinaryIO) -> None:
+        self.sink = sink
+        self.lock = threading.Lock()
+
+    def answer_now(self, rid: Any, version: str | None, result: dict[str, Any]) -> bool:
+        """Write the answer to request ``rid`` from this thread, as the SDK would have written
+        ``result`` for it, if that cannot block: no long string, it fits in the pipe now, and a
+        protocol era whose result this serialises exactly (not the 2026-era stamps). False:
+        nothing was written (the handler answers as usual)."""
+        if version is None or version in MODERN_PROTOCOL_VERSIONS:
+            return False
+        message = JSONRPCResponse(jsonrpc="2.0", id=rid,
+                                  result=_methods.serialize_server_result("tools/call", version, dict(result)))
+        taken, structured = _take(message)
+        if taken:
+            return False
+        data, mirror = _serialised(message, structured)
+        with self.lock:
+            if len(data) + 2 * len(mirror or b"") >= _room(self.sink.fileno()):
+                return False
+            line = b"".join(_expanded(data, mirror, taken)) + b"\n"
+            if len(line) > _room(self.sink.fileno()):
+                return False
+            self.sink.write(line)
+            self.sink.flush()
+        return True
 
 
 @asynccontextmanager
@@ -318,6 +371,9 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
     # closefd=False: a worker thread may still block on a descriptor when serving ends.
     source = os.fdopen(wire_in, "rb", buffering=1 << 16, closefd=False)
     sink = os.fdopen(wire_out, "wb", closefd=False)
+    wire = Wire(sink)
+    if hooks.on_wire is not None:
+        hooks.on_wire(wire)
     to_sdk, read_stream = create_context_streams[Any](0)
     write_stream, from_sdk = create_context_streams[SessionMessage](0)
     answers = write_stream.clone()
@@ -358,9 +414,11 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
             async for session_message in from_sdk:
                 message = session_message.message
                 del session_message
+                if _already_answered(message):
+                    continue  # the SDK's answer to a call whose answer is out (Wire.answer_now)
                 if hooks.on_answer is not None and (hasattr(message, "result") or hasattr(message, "error")):
                     hooks.on_answer(getattr(message, "id", None))
-                size = await _send(sink, message)
+                size = await _send(wire, message)
                 del message
                 if size >= TRIM_AFTER:
                     host.trim_heap()

@@ -22,7 +22,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import Tool, ToolAnnotations
 from pydantic_core import to_json
 
-from parism.mcp.stdio import STRUCTURED_TEXT
+from parism.mcp.stdio import ANSWERED, STRUCTURED_TEXT
 from parism.envelope import (
     CompareResult,
     DescribeResult,
@@ -206,6 +206,12 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
     ``started``: the same call, already running (:mod:`parism.mcp.early`), is awaited instead."""
     ticks = row.progress and ctx is not None and wants_progress(ctx)
     if started is not None:
+        wire = started.wire
+        if wire is not None and ctx is not None and not ticks:  # no tick may follow the answer
+            rid, version = ctx.request_context.request_id, ctx.protocol_version
+            started.offer(lambda value: wire.answer_now(
+                rid, version, tool_result(value, row.is_error(value), text=STRUCTURED_TEXT)))
+
         def work(e: "Engine") -> Awaitable[Any]:
             return _with_progress(ctx, started.result()) if ticks else started.result()
     else:
@@ -217,6 +223,8 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
             return _with_progress(ctx, row.call(e, opts)) if ticks else row.call(e, opts)
 
     result = await guarded(row.name, engine, work)
+    if started is not None and started.answered:
+        return ANSWERED  # the SDK's answer to this, the writer drops (the worker wrote ours)
     return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)
 
 

@@ -63,6 +63,39 @@ def test_each_call_runs_its_command_once(workdir: Path) -> None:
     assert started_early >= len(ids), server.stderr.decode()[-2000:]  # the path under test ran
 
 
+def _comparable(answer: dict) -> dict:
+    """An answer without what differs between two runs of one command (its duration)."""
+    result = json.loads(json.dumps(answer["result"]))
+    result["structuredContent"].pop("duration_ms")
+    text = json.loads(result["content"][0]["text"])
+    text.pop("duration_ms")
+    result["content"][0]["text"] = text
+    return result
+
+
+def test_an_answer_written_by_the_worker_is_the_sdks_answer_once(workdir: Path) -> None:
+    """Without a progress token the worker writes the answer itself (Wire.answer_now) and the
+    writer drops the SDK's; the same call with a token takes the SDK's path. Both answers must
+    be the same, each id answered once, and the drop marker never on the wire."""
+    server = RawServer(workdir, env={"PARISM_LOG_LEVEL": "DEBUG"})
+    args = {"cmd": "ls", "args": ["-la"]}
+    try:
+        _ready(server)
+        direct = server.request("tools/call", {"name": "run", "arguments": args}, rid=501)
+        via_sdk = server.request("tools/call", {"name": "run", "arguments": args, "_meta": {"progressToken": "p"}},
+                                 rid=502)
+        for rid in range(503, 513):
+            assert server.request("tools/call", {"name": "run", "arguments": args}, rid=rid)["id"] == rid
+        assert server.request("ping", {}, rid="after")["result"] == {}  # nothing else came first
+        time.sleep(0.3)
+        assert server.answers.empty(), "an id was answered twice"
+    finally:
+        server.close()
+    assert _comparable(direct) == _comparable(via_sdk)
+    assert "parism/answered" not in json.dumps(direct)
+    assert server.stderr.decode().count("answer written by the call's worker") >= 10  # the path ran
+
+
 def test_invalid_arguments_start_nothing_and_are_refused_once(workdir: Path) -> None:
     log = _audit_on(workdir)
     server = RawServer(workdir)

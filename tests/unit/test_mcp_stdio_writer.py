@@ -103,7 +103,7 @@ def sent(message: JSONRPCResponse, *, prefill: int = 0, hop: bool) -> bytes:
     reader.start()
     with pytest.MonkeyPatch.context() as patch, os.fdopen(write_fd, "wb") as out:
         patch.setattr(anyio.to_thread, "run_sync", counted)
-        anyio.run(stdio._send, out, message)
+        anyio.run(stdio._send, stdio.Wire(out), message)
     assert hopped.is_set() == hop
     hopped.set()
     reader.join(10)
