@@ -147,7 +147,7 @@ class ParismServer(MCPServer):
             shown = clip(name)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown}", data={"tool": shown, "valid": sorted(self._rows)})
         started = None
-        if self.early is not None and context is not None and row.progress and row.name == "run":
+        if self.early is not None and context is not None and row.name == "run":
             started = self.early.claim(context.request_context.request_id, arguments)
         return await call(row, self._engine, arguments, context, started)
 

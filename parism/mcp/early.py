@@ -14,10 +14,13 @@ over or the call has ended (a refusal) — while it waits the GIL is the worker'
 not slowed by the SDK's own work. The message then goes to the SDK as always; the handler claims
 the running call by its request id (:meth:`Early.claim`) and awaits it instead of starting one.
 
-Nothing is answered here: the SDK still writes the one answer per id, progress ticks and
-cancellation go through the handler as before. A call the handler never claims (the SDK refused
-the request, or a ``notifications/cancelled`` arrived before dispatch) is cancelled when its id
-is answered or cancelled, or at shutdown, so its command is killed like any cancelled call.
+Progress ticks and cancellation go through the handler as before, and each id gets one answer:
+the SDK's, or — when the handler claimed the call in time, the request has no progress token
+and the call was not cancelled — the one the worker writes itself the moment the envelope is
+ready (:meth:`Started.offer`, ``Wire.answer_now`` in :mod:`parism.mcp.stdio`), the SDK's then
+being dropped by the writer. A call the handler never claims (the SDK refused the request, or a
+``notifications/cancelled`` arrived before dispatch) is cancelled when its id is answered or
+cancelled, or at shutdown, so its command is killed like any cancelled call.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ _SLOT_JSON = re.compile(re.escape(to_json(_SLOT.format("KEY"))).replace(b"KEY", 
 #: The bytes are exactly those of the answer with the text built eagerly.
 STRUCTURED_TEXT = _SLOT.format("text")
 
-#: What a handler returns for a call whose answer was already written (:func:`answer_now`):
+#: What a handler returns for a call whose answer was already written (:meth:`Wire.answer_now`):
 #: the SDK turns it into its own answer for the id, which the writer drops unwritten.
 ANSWERED = {"content": [], "isError": False, "resultType": "complete", "_meta": {"parism/answered": _TOKEN}}
 
@@ -277,19 +277,14 @@ async def _send(wire: Wire, message: Any) -> int:
     just dumped the same content there, twice) and, when it fits in the pipe now, written
     there too: a write that cannot block costs less than the hop to a worker thread (~0.13 ms
     CPU per call).  Otherwise the answer is serialised and written in a worker thread, in pieces."""
-    out = wire.sink
     taken, structured = _take(message)
     if taken:
         return await anyio.to_thread.run_sync(_write_message, wire, message, structured, taken)
     data, mirror = _serialised(message, structured)
     del message, structured
-    with wire.lock:  # held only around a write that cannot block (or a worker's, as small)
-        if len(data) + 2 * len(mirror or b"") < _room(out.fileno()):  # the text block: the mirror again
-            line = b"".join(_expanded(data, mirror, taken)) + b"\n"
-            if len(line) <= _room(out.fileno()):
-                out.write(line)
-                out.flush()
-                return len(line) - 1
+    size = wire.write_if_room(data, mirror)
+    if size is not None:
+        return size
     return await anyio.to_thread.run_sync(_write_locked, wire, _expanded(data, mirror, taken))
 
 
@@ -349,18 +344,21 @@ class Wire:
         message = JSONRPCResponse(jsonrpc="2.0", id=rid,
                                   result=_methods.serialize_server_result("tools/call", version, dict(result)))
         taken, structured = _take(message)
-        if taken:
-            return False
-        data, mirror = _serialised(message, structured)
+        return not taken and self.write_if_room(*_serialised(message, structured)) is not None
+
+    def write_if_room(self, data: bytes, mirror: bytes | None) -> int | None:
+        """Write a serialised answer without long strings (``_serialised``) now if the pipe has
+        room for it, so the write cannot block; its size, or None when nothing was written. The
+        lock is held only around such a write (or a worker thread's write of a larger answer)."""
         with self.lock:
-            if len(data) + 2 * len(mirror or b"") >= _room(self.sink.fileno()):
-                return False
-            line = b"".join(_expanded(data, mirror, taken)) + b"\n"
+            if len(data) + 2 * len(mirror or b"") >= _room(self.sink.fileno()):  # the text block: the mirror again
+                return None
+            line = b"".join(_expanded(data, mirror, [])) + b"\n"
             if len(line) > _room(self.sink.fileno()):
-                return False
+                return None
             self.sink.write(line)
             self.sink.flush()
-        return True
+        return len(line) - 1
 
 
 @asynccontextmanager
