@@ -99,6 +99,35 @@ def test_leader_exit_kills_background_children_holding_pipes() -> None:
     assert not alive(int(cap.stdout))
 
 
+class _ReportsExitFirst(DirectLauncher):
+    """Returns only once the leader has exited (left unreaped): the executor's first look sees
+    the exit status before it has read the output and EOF waiting in the pipes — the order a
+    sandbox's status report often arrives in."""
+
+    def start(self, spec: ExecSpec):  # type: ignore[no-untyped-def]
+        started = super().start(spec)
+        os.waitid(os.P_PID, started.pid, os.WEXITED | os.WNOWAIT)
+        return started
+
+
+@pytest.mark.parametrize(("script", "kill_path"), [
+    ("printf done; printf oops >&2; exit 3", False),  # output and EOF only waiting: a normal end
+    ("sleep 300 & echo $!", True),                    # a child still holds stdout: kill path
+])
+def test_leader_end_with_output_pending_takes_no_kill_path(script: str, kill_path: bool,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    forced: list[bool] = []
+    scan = Tracker.scan
+    monkeypatch.setattr(Tracker, "scan", lambda self, force=False: (forced.append(force), scan(self, force))[1])
+    cap = execute(spec([SH, "-c", script], timeout=30), _ReportsExitFirst())
+    assert any(forced) is kill_path
+    if kill_path:
+        time.sleep(0.2)
+        assert cap.exit_code == 0 and not alive(int(cap.stdout))
+    else:
+        assert (cap.exit_code, cap.stdout, cap.stderr, cap.output_limit) == (3, b"done", b"oops", False)
+
+
 def test_leader_closing_its_outputs_still_times_out() -> None:
     cap = execute(spec([SH, "-c", "exec >&- 2>&-; sleep 300"], timeout=1))
     assert cap.timed_out
