@@ -22,6 +22,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import Tool, ToolAnnotations
 from pydantic_core import to_json
 
+from parism.mcp.schema import inline
 from parism.mcp.stdio import ANSWERED, STRUCTURED_TEXT
 from parism.envelope import (
     CompareResult,
@@ -171,11 +172,12 @@ def input_schema(model: type[StrictOptions]) -> dict[str, Any]:
 @functools.cache
 def output_schema(model: type[WireModel]) -> dict[str, Any]:
     """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (its own code
-    path, so the same bytes), built once per model: run and run_paged share the Envelope's, the
-    largest (about 12 ms of start-up CPU each time it is generated)."""
+    path), with its ``$defs`` inlined (:mod:`parism.mcp.schema`: the same meaning, cheaper for
+    every client to validate), built once per model: run and run_paged share the Envelope's,
+    the largest (about 12 ms of start-up CPU each time it is generated)."""
     schema = FuncMetadata(arg_model=ArgModelBase, output_model=model).output_schema
     assert schema is not None  # the SDK raises if a model cannot be given one
-    return schema
+    return inline(schema)
 
 
 def tool_result(model: WireModel, is_error: bool, *, text: str | None = None) -> dict[str, Any]:
