@@ -92,6 +92,7 @@ DELIVERY_SERVER = textwrap.dedent(
     from pydantic_core import to_json
 
     from parism.envelope import Envelope
+    from parism.mcp.tools import output_schema
 
     with open(sys.argv[1], encoding="utf-8") as fh:
         ANSWERS = json.load(fh)
@@ -104,6 +105,8 @@ DELIVERY_SERVER = textwrap.dedent(
         return CallToolResult(content=[TextContent(type="text", text=to_json(wire).decode())],
                               structured_content=wire)
 
+    # the schema Parism publishes (its $defs inlined), which the client validates every answer with
+    server._tool_manager.get_tool("run").fn_metadata.output_schema = output_schema(Envelope)
     server.run()
     '''
 )
