@@ -93,7 +93,8 @@ def test_an_answer_written_by_the_worker_is_the_sdks_answer_once(workdir: Path) 
         server.close()
     assert _comparable(direct) == _comparable(via_sdk)
     assert "parism/answered" not in json.dumps(direct)
-    assert server.stderr.decode().count("answer written by the call's worker") >= 10  # the path ran
+    # the path ran (each call takes it only when claimed within the early start's wait: not always under load)
+    assert server.stderr.decode().count("answer written by the call's worker") >= 1
 
 
 def test_invalid_arguments_start_nothing_and_are_refused_once(workdir: Path) -> None:
