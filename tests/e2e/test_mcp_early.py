@@ -84,8 +84,10 @@ def test_an_answer_written_by_the_worker_is_the_sdks_answer_once(workdir: Path) 
         direct = server.request("tools/call", {"name": "run", "arguments": args}, rid=501)
         via_sdk = server.request("tools/call", {"name": "run", "arguments": args, "_meta": {"progressToken": "p"}},
                                  rid=502)
+        # commands that outlast the SDK's dispatch: the handler has claimed each before its envelope is ready
+        slow = {"cmd": "sleep", "args": ["0.1"]}
         for rid in range(503, 513):
-            assert server.request("tools/call", {"name": "run", "arguments": args}, rid=rid)["id"] == rid
+            assert server.request("tools/call", {"name": "run", "arguments": slow}, rid=rid)["id"] == rid
         assert server.request("ping", {}, rid="after")["result"] == {}  # nothing else came first
         time.sleep(0.3)
         assert server.answers.empty(), "an id was answered twice"
@@ -93,8 +95,7 @@ def test_an_answer_written_by_the_worker_is_the_sdks_answer_once(workdir: Path) 
         server.close()
     assert _comparable(direct) == _comparable(via_sdk)
     assert "parism/answered" not in json.dumps(direct)
-    # the path ran (each call takes it only when claimed within the early start's wait: not always under load)
-    assert server.stderr.decode().count("answer written by the call's worker") >= 1
+    assert server.stderr.decode().count("answer written by the call's worker") >= 10  # the path ran
 
 
 def test_invalid_arguments_start_nothing_and_are_refused_once(workdir: Path) -> None:
