@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cpustat import CpuWindow
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORK = Path(tempfile.gettempdir()) / "parism-bench-mcp-layer"
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcp", "version": "0.1.0"}}
@@ -246,6 +248,7 @@ def main() -> int:
             for _ in range(5):
                 s.call(c, -1, ns.progress_token)
     block = 0
+    window = CpuWindow()
     for _ in range(ns.rounds):
         for c in cmds:
             for s in random.sample(servers, len(servers)):
@@ -256,6 +259,7 @@ def main() -> int:
         shapes = {s.answers[c.label] for s in servers}
         if len(shapes) != 1:
             raise SystemExit(f"{c.label}: the servers' answers differ")
+    cpu = window.summary()
     results = {s.name: per_call_ms(s, s.close()) for s in servers}
     print(f"server CPU per tools/call run, ms (median of {ns.rounds * (ns.block - 1)} calls; "
           f"load {os.getloadavg()[0]:.2f}; progressToken {'yes' if ns.progress_token else 'no'})")
@@ -268,6 +272,7 @@ def main() -> int:
         if ns.baseline:
             row += f"   {med[0] / med[1]:.2f} ({med[0] - med[1]:+.3f})"
         print(row)
+    print(cpu)
     return 0
 
 

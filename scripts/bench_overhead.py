@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from cpustat import CpuWindow
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -445,8 +446,11 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
                 print(f"skipped {reason}")
             print(f"{iterations} interleaved calls per cell; Python {sys.version.split()[0]}; "
                   f"{os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}")
+            window = CpuWindow()
             cells = await measure_calls(variants, commands, iterations)
+            cpu = window.summary()
         report_calls(cells, commands, list(variants))
+        print(cpu)
         if cold_rounds < 1:
             return
         servers = {"parism": (parism_params(root, cfg), f"--config {cfg}"),

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cpustat import CpuWindow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -106,11 +108,13 @@ async def _drive(which: str, calls: int, gap: float) -> None:
         await session.initialize()
         await session.list_tools()
         await asyncio.sleep(0.5)  # the engine is built after the tool list
+        window = CpuWindow()
         for _ in range(calls):
             t0 = time.monotonic()
             await session.call_tool("run", {"cmd": cmd, "args": args, "cwd": cwd})
             sent.append((t0, time.monotonic()))
             await asyncio.sleep(gap)
+        cpu = window.summary()
     per_call: list[dict[str, float]] = []
     for line in log_path.read_text().splitlines():
         name, stamp = line.split()
@@ -125,6 +129,7 @@ async def _drive(which: str, calls: int, gap: float) -> None:
     print(f"{which}: {len(rows)} calls, ms after the client sent the request (medians)")
     for name in names:
         print(f"  {name:<10} {statistics.median(r[name] for r in rows if name in r):8.3f}")
+    print(cpu)
 
 
 def main() -> None:
