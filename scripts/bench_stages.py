@@ -112,26 +112,29 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=60)
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between calls")
     ns = ap.parse_args()
+    if ns.calls < 1:
+        ap.error("--calls must be at least 1")
     sys.path.insert(0, str(ROOT))
     import parism.engine as engine_mod
     import parism.executor as executor
+    import parism.pipeline as pipeline
     from parism.config import load_config
+    from parism.mcp_server import GEN0_THRESHOLD
     from parism.parsers import registry
 
-    gc.set_threshold(10_000)  # the server's setting (parism/mcp/host.py)
     with tempfile.TemporaryDirectory(prefix="parism-stages-") as tmp:
         work = Path(tmp).resolve()
         work.chmod(0o755)  # the sandbox's unprivileged user mounts it
         cfg, table = commands(work)
         argv, cwd = table[ns.command]
         engine = engine_mod.Engine(load_config(str(cfg), cwd=cwd))
+        gc.freeze()  # what the server does once its engine is built (parism/mcp_server.py _warm_up)
+        gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
         marks: Marks = collections.defaultdict(list)
         for owner, attr, label in ((engine, "_prepare", "prepare"), (engine_mod, "execute", "execute"),
                                    (engine.finisher, "redact", "redact"), (registry, "parse", "parse"),
-                                   (engine.finisher, "run_envelope", "run_envelope")):
+                                   (pipeline, "shape", "shape"), (engine.finisher, "run_envelope", "run_envelope")):
             timed(owner, attr, label, marks)
-        import parism.pipeline as pipeline
-        timed(pipeline, "shape", "shape", marks)
         executor_marks(executor, engine_mod, marks)
         run_bare = bare(argv, cwd)
         for _ in range(5):  # warm-up: the sandbox pool, caches

@@ -36,9 +36,10 @@ class Times:
 def parse(text: str) -> Times | None:
     """The ``cpu`` line of a ``/proc/stat`` text, or None when it has none."""
     for line in text.splitlines():
-        name, *values = line.split()
-        if name != "cpu":
+        fields = line.split()
+        if fields[:1] != ["cpu"]:
             continue
+        values = fields[1:]
         ticks = [int(v) for v in values] + [0] * (8 - len(values))
         user, nice, system, idle, iowait, irq, softirq, steal = ticks[:8]
         return Times(busy=user + nice + system + irq + softirq, idle=idle + iowait, steal=steal)
@@ -76,9 +77,11 @@ class CpuWindow:
 
     def summary(self) -> str:
         end = read()
-        got = share(self.start, end) if self.start is not None and end is not None else None
-        if got is None:
+        if self.start is None or end is None:
             return f"CPU during the calls: not known (no {PROC_STAT}); load {os.getloadavg()[0]:.2f}"
+        got = share(self.start, end)
+        if got is None:
+            return f"CPU during the calls: not known (no clock tick between the readings); load {os.getloadavg()[0]:.2f}"
         note = (f" — above {STEAL_WARN_PCT:.0f} %: every figure above is inflated by the host"
                 if got.steal_pct > STEAL_WARN_PCT else "")
         return (f"CPU during the calls: {got.busy_pct:.0f} % busy, {got.steal_pct:.1f} % stolen by the "

@@ -37,7 +37,13 @@ def test_no_ticks_between_readings_is_no_share() -> None:
 
 
 def test_a_text_without_the_cpu_line_is_none() -> None:
-    assert cpustat.parse("cpu0 1 2 3 4\nintr 1\n") is None
+    assert cpustat.parse("cpu0 1 2 3 4\n\nintr 1\n") is None  # a blank line is skipped, not an error
+
+
+def test_a_window_without_a_tick_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    same = cpustat.parse(BEFORE)
+    monkeypatch.setattr(cpustat, "read", lambda: same)
+    assert "no clock tick between the readings" in cpustat.CpuWindow().summary()
 
 
 def test_old_kernels_with_fewer_columns() -> None:
