@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,15 +122,22 @@ def host_status(pid: int) -> dict[str, str]:
         return dict(line.rstrip("\n").split(":\t", 1) for line in fh if ":\t" in line)
 
 
-def container_pids(container) -> list[int]:  # type: ignore[no-untyped-def]
-    """Host pids of the container's processes: Docker's init and everything below it."""
+def container_pids(container, expected: int, timeout_s: float = 10.0) -> list[int]:  # type: ignore[no-untyped-def]
+    """Host pids of the container's processes: Docker's init and everything below it, once
+    ``expected`` of them are there (the container is "running" as soon as Docker's init is:
+    tini may not have started its child yet — one fresh-clone CI run saw only init and tini)."""
     import psutil
 
     container.reload() if hasattr(container, "reload") else None
     pid = container.get_wrapped_container().attrs["State"]["Pid"]
     assert pid > 0, container.get_wrapped_container().attrs["State"]
     root = psutil.Process(pid)
-    return [root.pid, *(p.pid for p in root.children(recursive=True))]
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pids = [root.pid, *(p.pid for p in root.children(recursive=True))]
+        if len(pids) >= expected or time.monotonic() >= deadline:
+            return pids
+        time.sleep(0.05)
 
 
 def cgroup_file(pid: int, controller: str, name: str) -> str:
@@ -159,7 +167,7 @@ def test_container_facts_from_outside(image: str, workspace: Path) -> None:
         assert attrs["HostConfig"]["ReadonlyRootfs"] is True
         assert attrs["HostConfig"]["PidsLimit"] == 256
         assert attrs["HostConfig"]["Memory"] == 1 << 30
-        pids = container_pids(c)
+        pids = container_pids(c, expected=3)
         assert len(pids) >= 3, pids  # docker-init, tini, sleep
         for pid in pids:
             status = host_status(pid)
