@@ -39,7 +39,9 @@ AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 OUTSIDE = "OUTSIDE-MARKER-5f1c"  # only in the outside directory
 INSIDE = "inside-marker"
-CALLS = 50  # per profile, rule and target: 600 calls in all
+CALLS = 50  # per profile, rule and target: 600 calls in all (at least)
+MIN_SWAPS = 20  # swaps that must have happened during a case's calls: two bursts
+LIVE_RACE_WAIT_S = 30.0  # how long a case keeps calling until then
 OWNER = 4242
 # identity rule -> (workspace owner, mode): a root server's three; a server that is not root (the
 # appliance, scripts/test-nonroot) has one, the commands run as itself
@@ -163,18 +165,23 @@ def test_a_swapped_name_never_shows_the_outside(profile: str, tree: tuple[str, d
     swapped = (paths["cwd"], paths["cwd.swap"]) if target == "cwd" else (paths["sub"], paths["sub.swap"])
     outcomes: Counter[str] = Counter()
     assert identity.choose(paths["cwd"]).rule == rule
+    refused_by_rule = rule == "root_masked" and profile == "build"  # never host uid 0 writing
     try:
         with Swapper(*swapped) as swapper:
-            for _ in range(CALLS):
+            calls, deadline = 0, time.monotonic() + LIVE_RACE_WAIT_S
+            # CALLS calls, and more while the race has not yet been live for MIN_SWAPS swaps
+            # (50 quick calls once fitted into one burst and its rest: 10 swaps in a CI run)
+            while calls < CALLS or (not refused_by_rule and swapper.swaps < MIN_SWAPS
+                                    and time.monotonic() < deadline):
                 env = engine.run("cat", args, cwd=paths["cwd"])
+                calls += 1
                 text = env.to_json()
                 assert OUTSIDE not in text, (rule, profile, target, text)
                 outcomes[env.stdout.raw.strip() if env.exitCode == 0 else _refusal(env)] += 1
-        refused_by_rule = rule == "root_masked" and profile == "build"  # never host uid 0 writing
         # the race was live during the calls: several bursts of swaps happened (not 'more swaps
         # than calls', which a starved swapper thread misses on a loaded machine); calls refused
         # before any sandbox starts end too fast for that
-        assert refused_by_rule or swapper.swaps >= 20, swapper.swaps
+        assert refused_by_rule or swapper.swaps >= MIN_SWAPS, swapper.swaps
     finally:
         engine.close()
     if refused_by_rule:
