@@ -136,13 +136,15 @@ class Finisher:
     # -- before running ------------------------------------------------------------------
 
     def early_refusal(self, req: Any) -> Failure | None:
-        """What the call's projection can be refused for before the command runs: operator
-        values, and fields the parser's declared row fields do not have (§3.3)."""
+        """What the call's projection and budget can be refused for before the command runs:
+        operator values, a budget too small for any answer, and fields (projected, filtered,
+        sorted on or required by the budget) the parser's declared row fields do not have (§3.3)."""
         opts = req.opts
         if opts is None:
             return None
         too_small = budget_precheck(opts.budget)
-        if too_small is not None or not opts.projection_requested():
+        required = opts.budget is not None and opts.budget.required_fields
+        if too_small is not None or not (opts.projection_requested() or required):
             return too_small
         parser = registry.parser_for(req.cmd, req.args, self.os)
         return precheck(opts, parser.rows_key if parser else None, parser.row_fields if parser else ())

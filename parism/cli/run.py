@@ -54,6 +54,8 @@ def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
                             "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version}
     if ns.select is not None:
         opts["select"] = _names(ns.select)
+        if isinstance(opts["select"], str):
+            return f"--select {opts['select']}"
     where: list[Any] = []
     for cond in ns.where or ():
         parsed = where_condition(cond)
@@ -73,8 +75,10 @@ def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
     if ns.sort_by is not None:
         field, _, order = ns.sort_by.rpartition(":") if ns.sort_by.endswith((":asc", ":desc")) else (ns.sort_by, "", "")
         opts["sort_by"] = {"field": field, **({"order": order} if order else {})}
-    budget = {"max_tokens": ns.budget, "tokenizer": ns.tokenizer, "overflow": ns.overflow,
-              "required_fields": _names(ns.required_fields) if ns.required_fields is not None else None}
+    required = _names(ns.required_fields) if ns.required_fields is not None else None
+    if isinstance(required, str):
+        return f"--required-fields {required}"
+    budget = {"max_tokens": ns.budget, "tokenizer": ns.tokenizer, "overflow": ns.overflow, "required_fields": required}
     if ns.budget is not None:
         opts["budget"] = {k: v for k, v in budget.items() if v is not None}
     elif any(v is not None for v in budget.values()):
@@ -100,8 +104,12 @@ def _scalar(text: str) -> Any:
     return value if value is None or isinstance(value, (str, int, float, bool)) else text
 
 
-def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
+def _names(text: str) -> list[str] | str:
+    """``F1,F2`` → the names; an empty one (``a,,b``, a trailing comma) is refused, not skipped."""
+    names = [n.strip() for n in text.split(",")]
+    if "" in names:
+        return f"'{text}': an empty field name (expected F1,F2,…)"
+    return names
 
 
 def main(ns: argparse.Namespace) -> int:

@@ -63,6 +63,8 @@ def fields_of(opts: RunOptions) -> list[tuple[str, str]]:
     out += [(f"where.{i}.field", w.field) for i, w in enumerate(opts.where or ())]
     if opts.sort_by is not None:
         out.append(("sort_by.field", opts.sort_by.field))
+    if opts.budget is not None:
+        out += [(f"budget.required_fields.{i}", f) for i, f in enumerate(opts.budget.required_fields or ())]
     return out
 
 
@@ -170,8 +172,8 @@ def _check_known(opts: RunOptions, rows: list[Any], row_fields: Sequence[str]) -
     if not fields_of(opts):
         return None
     if any(not isinstance(r, dict) for r in rows):
-        return refusal("unknown_field", "the rows of this array are not objects: select, where and sort_by "
-                                        "need fields")
+        return refusal("unknown_field", "the rows of this array are not objects: select, where, sort_by and "
+                                        "budget.required_fields need fields")
     if not rows and not row_fields:
         return None
     known = set(row_fields)

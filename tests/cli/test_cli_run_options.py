@@ -47,3 +47,15 @@ def test_bad_flags_are_refused_with_their_names(work: Path) -> None:  # noqa: F8
     assert done.returncode == 2 and "--where 'size'" in done.stderr
     done = cli(work, "run", "--tokenizer", "byte", "--", "ls")
     assert done.returncode == 2 and "need --budget" in done.stderr
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["--select", "name,,size_bytes"], "--select 'name,,size_bytes'"),
+    (["--select", "name,"], "--select 'name,'"),
+    (["--budget", "3000", "--required-fields", ",name"], "--required-fields ',name'"),
+])
+def test_an_empty_field_name_is_refused_not_skipped(work: Path, flags: list[str], named: str) -> None:  # noqa: F811
+    (work / "ran").unlink(missing_ok=True)
+    done = cli(work, "run", *flags, "--", "touch", "ran")
+    assert done.returncode == 2 and named in done.stderr and "empty field name" in done.stderr
+    assert not (work / "ran").exists()  # refused before anything ran

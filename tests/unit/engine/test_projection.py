@@ -40,6 +40,22 @@ def test_unknown_field_is_refused_before_running(engine: Engine, tmp_path: Path)
     assert "'sise_bytes'" in env.failure.message and "size_bytes" in env.failure.message
 
 
+def test_unknown_required_field_is_refused_before_running(engine: Engine, tmp_path: Path) -> None:
+    env = engine.run("ls", ["-la"], cwd=str(tmp_path), budget={"max_tokens": 5000, "required_fields": ["name", "nosuch"]})
+    assert env.ok is False and env.exitCode == -1 and env.duration_ms == 0  # nothing ran
+    assert env.failure is not None and (env.failure.kind, env.failure.reason) == ("config", "unknown_field")
+    assert "'nosuch' in budget.required_fields.1" in env.failure.message and "size_bytes" in env.failure.message
+
+
+def test_a_declared_required_field_these_rows_lack_fails_after_running(engine: Engine, tmp_path: Path) -> None:
+    # `size` is a declared ls field (the -h form) that `ls -la` rows do not carry: known to the
+    # schema, so the command runs; missing from the rows, so the budget refuses a partial answer
+    _tree(tmp_path)
+    env = engine.run("ls", ["-la"], cwd=str(tmp_path), budget={"max_tokens": 5000, "required_fields": ["size"]})
+    assert env.ok is False and env.exitCode == 0 and env.duration_ms >= 0  # it ran: the exit status is the command's
+    assert env.failure is not None and env.failure.reason == "required_field_missing"
+
+
 def test_type_mismatch_after_running_keeps_raw(engine: Engine, tmp_path: Path) -> None:
     _tree(tmp_path)
     env = engine.run("ls", ["-la"], cwd=str(tmp_path), where=[{"field": "size_bytes", "op": "eq", "value": "10"}])
