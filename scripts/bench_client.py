@@ -42,8 +42,8 @@ from typing import Any
 
 import mcp.client.session as client_session
 import mcp.client.stdio as client_stdio
-from bench_overhead import (DELIVERY_SERVER, Command, checked, floor_params, make_repo, parism_params,
-                            record_answers, script_params, session_for, write_parism_config)
+from bench_overhead import (DELIVERY_SERVER, Command, bench_commands, checked, floor_params, make_repo,
+                            parism_params, record_answers, script_params, session_for, write_parism_config)
 from cpustat import CpuWindow
 from mcp import ClientSession
 
@@ -162,10 +162,7 @@ async def run(calls: int, gap: float, only: str | None) -> None:
         repo = make_repo(root)
         time.sleep(2.2)  # git's reading of a repository is kept only for files older than 2 s
         cfg = write_parism_config(root, repo)
-        commands = [c for c in (Command("ls -la /usr/bin", ["ls", "-la", "/usr/bin"], str(root)),
-                                Command("ps aux", ["ps", "aux"], str(root)),
-                                Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)))
-                    if only is None or c.argv[0] == only]
+        commands = bench_commands(root, repo, only)
         answers = root / "answers.json"
         params: dict[str, Callable[[], Any]] = {
             "parism": lambda: parism_params(root, cfg),

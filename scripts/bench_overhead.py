@@ -168,6 +168,16 @@ def make_repo(root: Path, commits: int = 60) -> Path:
     return repo
 
 
+def bench_commands(root: Path, repo: Path, only: str | None = None) -> list[Command]:
+    """The three measured commands (``only``: the one whose program is named so)."""
+    commands = [
+        Command("ls -la /usr/bin", ["ls", "-la", "/usr/bin"], str(root)),
+        Command("ps aux", ["ps", "aux"], str(root)),
+        Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
+    ]
+    return [c for c in commands if only is None or c.argv[0] == only]
+
+
 def write_parism_config(root: Path, repo: Path) -> Path:
     """Allow the benchmark's paths and mcp-shell-server's 1 MiB output cap (a fair comparison:
     `ps aux` on a busy host exceeds the default 100 KiB); everything else stays the default."""
@@ -435,12 +445,7 @@ async def run_bench(iterations: int, cold_rounds: int, extra_variants: Mapping[s
         root.chmod(0o755)  # the sandbox runs commands as an unprivileged user: let it mount this
         repo = make_repo(root)
         cfg = write_parism_config(root, repo)
-        commands = [
-            Command("ls -la /usr/bin", ["ls", "-la", "/usr/bin"], str(root)),
-            Command("ps aux", ["ps", "aux"], str(root)),
-            Command("git log --oneline -n 50", ["git", "log", "--oneline", "-n", "50"], str(repo)),
-        ]
-        commands = [c for c in commands if only is None or c.argv[0] == only]
+        commands = bench_commands(root, repo, only)
         async with AsyncExitStack() as stack:
             variants, skipped = await open_variants(stack, root, cfg, commands, baseline)
             variants.update({name: Variant(run, own_cpu) for name, run in (extra_variants or {}).items()})

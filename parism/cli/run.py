@@ -53,9 +53,10 @@ def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
     opts: dict[str, Any] = {"format": ns.format, "includeDiff": ns.include_diff or None, "limit": ns.limit,
                             "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version}
     if ns.select is not None:
-        opts["select"] = _names(ns.select)
-        if isinstance(opts["select"], str):
-            return f"--select {opts['select']}"
+        selected = _names(ns.select)
+        if isinstance(selected, str):
+            return f"--select {selected}"
+        opts["select"] = selected
     where: list[Any] = []
     for cond in ns.where or ():
         parsed = where_condition(cond)
