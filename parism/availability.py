@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Callable
 from functools import cache
 
-from parism.envelope import Alternative, Availability, InstallHint
+from parism.wire.envelope import Alternative, Availability, InstallHint
 
 MANAGERS: tuple[tuple[str, str, str], ...] = (  # (binary, manager, install command prefix)
     ("apt-get", "apt", "apt-get install -y"),

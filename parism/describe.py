@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from parism.clip import clip
-from parism.envelope import DescribeResult, Failure
+from parism.wire.clip import clip
+from parism.wire.envelope import DescribeResult, Failure
 from parism.parsers import registry
 from parism.parsers.contract import Parser
 
@@ -88,7 +88,7 @@ def parser_summary(parser: Parser, guard_flags: set[str] | None) -> dict[str, An
 def evidence_summary(parser: Parser) -> str | None:
     """Which forms of this command give ``evidence`` spans (``explain_result``): the parser
     itself, or the subcommands whose parsers do."""
-    from parism.evidence import PROVIDERS
+    from parism.results.evidence import PROVIDERS
 
     if parser.id in PROVIDERS:
         return "rows fields"

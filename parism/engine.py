@@ -13,7 +13,7 @@ Stable API (the MCP server and the CLI only serialise these results with ``to_wi
     await Engine.arun(...)        same parameters as run, cancellable
     await Engine.arun_paged(...)  same parameters as run_paged, cancellable
 
-Every keyword goes through :func:`parism.options.build`: an unknown parameter, a wrong type or a
+Every keyword goes through :func:`parism.wire.options.build`: an unknown parameter, a wrong type or a
 value out of range answers ``config/invalid_request`` naming it, and nothing runs.
 ``format=None`` means "not chosen": the adaptive format may compact (§6.4); an explicit
 ``"json"`` is honoured as is. Nothing here raises for bad input or a failing command: every
@@ -40,10 +40,10 @@ import anyio
 from parism import guard as guard_mod
 from parism.audit import AuditLog
 from parism.availability import availability
-from parism.childenv import ChildEnv, build_child_env
+from parism.run.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.describe import CallStats, describe_command, describe_host
-from parism.envelope import (
+from parism.wire.envelope import (
     CacheInfo,
     CompareResult,
     DescribeResult,
@@ -53,9 +53,9 @@ from parism.envelope import (
     Failure,
     PageInfo,
 )
-from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
-from parism.fsdiff import diff, snapshot
-from parism.options import (
+from parism.run.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
+from parism.run.fsdiff import diff, snapshot
+from parism.wire.options import (
     CompareOptions,
     ExplainOptions,
     FetchOptions,
@@ -65,16 +65,16 @@ from parism.options import (
     StrictOptions,
     build,
 )
-from parism.paging import PageCache, page_of
+from parism.output.paging import PageCache, page_of
 from parism.packs.table import PackTable
 from parism.parsers import registry
 from parism.parsers.osinfo import host_os
 from parism.pipeline import Finisher, Ran
-from parism.redact import Redactor
-from parism.results import bounded, bounded_dry_run, no_process
-from parism.sandbox import Sandbox
-from parism.shape import FORMATS
-from parism.store.service import Results
+from parism.output.redact import Redactor
+from parism.output.envelopes import bounded, bounded_dry_run, no_process
+from parism.run.sandbox import Sandbox
+from parism.output.shape import FORMATS
+from parism.results.service import Results
 
 HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound
 PAGED_CAPTURE = 10 * 1024 * 1024  # run_paged keeps the whole output up to this (v1's buffer)
@@ -103,7 +103,7 @@ class Request:
 
 
 @dataclass
-class Prepared:
+class PreparedCall:
     req: Request
     decision: Any
     spec: ExecSpec
@@ -223,7 +223,7 @@ class Engine:
     def handler(self, opts: StrictOptions) -> Callable[[CancelToken], Any]:
         """The engine method serving ``opts``' model (``CALLS``), bound to ``opts``: what
         ``call`` runs, and what the MCP server's early start runs in its own worker
-        (:mod:`parism.mcp.early`)."""
+        (:mod:`parism.server.early`)."""
         name = CALLS.get(type(opts))
         if name is None:
             raise TypeError(f"Engine.call takes one of {', '.join(m.__name__ for m in CALLS)}, "
@@ -306,7 +306,7 @@ class Engine:
         self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
         return env
 
-    def _prepare(self, req: Request) -> Prepared | Envelope:
+    def _prepare(self, req: Request) -> PreparedCall | Envelope:
         """Config errors → guard → binary lookup → sandbox launcher (the request is already a
         validated options model)."""
         bad = self._config_refusal(req)
@@ -332,9 +332,9 @@ class Engine:
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
-        return Prepared(req, decision, spec, launcher or DirectLauncher(), guard_ms)
+        return PreparedCall(req, decision, spec, launcher or DirectLauncher(), guard_ms)
 
-    def _execute(self, prep: Prepared, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
+    def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
         before = snapshot(spec.cwd) if prep.req.include_diff else None
         with self.slots.hold(cancel) as held:

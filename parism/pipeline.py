@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from parism.envelope import (
+from parism.wire.envelope import (
     Continuation,
     Envelope,
     Failure,
@@ -34,21 +34,21 @@ from parism.envelope import (
     SandboxReview,
     Telemetry,
 )
-from parism.executor import Capture
-from parism.paging import Page, count_lines
+from parism.run.executor import Capture
+from parism.output.paging import Page, count_lines
 from parism.parsers import registry
 from parism.parsers.osinfo import normalize_os
-from parism.redact.echo import Echo
-from parism.results import exec_failure, exit_code_of, informative_exit, no_process
-from parism.sandbox import egress_refusals, network_hint
-from parism.shape import shape
-from parism.store.cursor import query_hash, sign
-from parism.store.results import ResultStore
-from parism.store.service import SCHEMA_VERSION, option
-from parism.shape.answer import budgeted, row_key, unretained
-from parism.shape.budget import precheck as budget_precheck
-from parism.shape.project import precheck, project, projection_omission
-from parism.truth import Corrected, correct
+from parism.output.redact.echo import Echo
+from parism.output.envelopes import exec_failure, exit_code_of, informative_exit, no_process
+from parism.run.sandbox import egress_refusals, network_hint
+from parism.output.shape import shape
+from parism.results.cursor import query_hash, sign
+from parism.results.store import ResultStore
+from parism.results.service import SCHEMA_VERSION, option
+from parism.results.answer import budgeted, row_key, unretained
+from parism.output.shape.budget import precheck as budget_precheck
+from parism.output.shape.project import precheck, project, projection_omission
+from parism.run.truth import Corrected, correct
 
 
 def decode(data: bytes) -> tuple[str, bool]:
@@ -131,7 +131,7 @@ class Finisher:
         self.policy_hash = hashlib.sha256(
             (cfg.settings.model_dump_json() + cfg.profile.model_dump_json()).encode()).hexdigest()[:16]
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
-        self.results: Any = None  # parism.store.service.Results, set by the engine
+        self.results: Any = None  # parism.results.service.Results, set by the engine
 
     # -- before running ------------------------------------------------------------------
 
@@ -271,7 +271,7 @@ class Finisher:
         )
 
     def _ids(self, ran: Ran) -> Callable[[Any], Corrected] | None:
-        """The host-side id correction (parism/truth) when the call's sandbox maps only the
+        """The host-side id correction (parism/run/truth) when the call's sandbox maps only the
         server's uid; ``None`` when the kernel already shows true owners or nothing ran confined."""
         plan = getattr(ran.launcher, "plan", None)
         if plan is None or plan.run_as.route != "host_correction":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What Parism's MCP layer costs per ``tools/call run``, without the engine's own work.
 
-Each server under test is the real stack (``parism.mcp_server._serve``: the stdio transport, the
+Each server under test is the real stack (``parism.server.app._serve``: the stdio transport, the
 SDK session, the tool table, the writer) spawned over a real stdio pipe, with a stub engine that
 answers each command with the envelope the real engine gave it (recorded once, pickled, so the
 Python objects are the engine's own).  The stub notes the server's CPU (``time.process_time``,
@@ -114,7 +114,7 @@ class StubEngine:
         return self.answers[(opts.cmd, *opts.args)]
 
     def handler(self, opts: Any) -> Any:
-        """The early start's entry (parism/mcp/early.py): called in a worker with the token."""
+        """The early start's entry (parism/server/early.py): called in a worker with the token."""
         def work(token: Any) -> Any:
             self.marks.append(time.process_time())
             return self.answers[(opts.cmd, *opts.args)]
@@ -128,8 +128,8 @@ def serve(cfg: str, answers: str, marks_out: str, profile_out: str | None) -> No
 
     import parism
     from parism.config import load_config
-    from parism.mcp import host
-    from parism.mcp_server import LazyEngine, _serve, build_server
+    from parism.server import host
+    from parism.server.app import LazyEngine, _serve, build_server
 
     host.bound_heap()
     stub = StubEngine(pickle.loads(Path(answers).read_bytes()))

@@ -92,8 +92,8 @@ DELIVERY_SERVER = textwrap.dedent(
     from mcp.types import CallToolResult, TextContent
     from pydantic_core import to_json
 
-    from parism.envelope import Envelope
-    from parism.mcp.tools import output_schema
+    from parism.wire.envelope import Envelope
+    from parism.server.tools import output_schema
 
     with open(sys.argv[1], encoding="utf-8") as fh:
         ANSWERS = json.load(fh)

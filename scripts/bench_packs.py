@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from parism.packs.worker import Limits, Worker  # noqa: E402
-from parism.types import PackContext  # noqa: E402
+from parism.packs.types import PackContext  # noqa: E402
 
 PACK_DIR = ROOT / "docs" / "examples" / "ip-brief"
 

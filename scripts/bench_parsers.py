@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from parism.config.model import Settings
 from parism.parsers import registry
-from parism.shape import shape
+from parism.output.shape import shape
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "jc"
 

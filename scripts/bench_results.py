@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from parism.engine import create_engine  # noqa: E402
-from parism.evidence import locate  # noqa: E402
+from parism.results.evidence import locate  # noqa: E402
 from parism.parsers import registry  # noqa: E402
 
 CALLS = {"ls -la /usr/bin": ("ls", ["-la", "/usr/bin"]), "ps aux": ("ps", ["aux"])}

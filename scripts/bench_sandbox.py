@@ -119,7 +119,7 @@ def executor_only(engine: Any, argv: list[str], cwd: str, iterations: int) -> No
     import shutil
     from types import SimpleNamespace
 
-    from parism.executor import ExecSpec, execute
+    from parism.run.executor import ExecSpec, execute
 
     spec = ExecSpec(argv=[shutil.which(argv[0]) or argv[0], *argv[1:]], cwd=cwd,
                     env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout_s=30,

@@ -17,7 +17,7 @@ import random
 import time
 from collections.abc import Callable
 
-from parism.redact import Redactor
+from parism.output.redact import Redactor
 
 WORDS = ["drwxr-xr-x", "root", "2026-01-01", "README.md", "total", "1024", "lib", "usr",
          "-rw-r--r--", "x86_64-linux-gnu", "\n"]

@@ -116,10 +116,10 @@ def main() -> None:
         ap.error("--calls must be at least 1")
     sys.path.insert(0, str(ROOT))
     import parism.engine as engine_mod
-    import parism.executor as executor
+    import parism.run.executor as executor
     import parism.pipeline as pipeline
     from parism.config import load_config
-    from parism.mcp_server import GEN0_THRESHOLD
+    from parism.server.app import GEN0_THRESHOLD
     from parism.parsers import registry
 
     with tempfile.TemporaryDirectory(prefix="parism-stages-") as tmp:
@@ -128,7 +128,7 @@ def main() -> None:
         cfg, table = commands(work)
         argv, cwd = table[ns.command]
         engine = engine_mod.Engine(load_config(str(cfg), cwd=cwd))
-        gc.freeze()  # what the server does once its engine is built (parism/mcp_server.py _warm_up)
+        gc.freeze()  # what the server does once its engine is built (parism/server/app.py _warm_up)
         gc.set_threshold(GEN0_THRESHOLD, *gc.get_threshold()[1:])
         marks: Marks = collections.defaultdict(list)
         for owner, attr, label in ((engine, "_prepare", "prepare"), (engine_mod, "execute", "execute"),

@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 from bench_overhead import make_repo, parism_params, session_for  # noqa: E402
 from tokenizer import o200k  # noqa: E402
 
-from parism.shape.tokens import approx  # noqa: E402
+from parism.output.shape.tokens import approx  # noqa: E402
 
 WORDS = ["report", "build", "main", "config", "notes", "data", "index", "util", "test", "server", "client",
          "draft", "final", "backup", "image", "module", "schema", "readme", "changelog", "release"]

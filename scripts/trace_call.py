@@ -5,7 +5,7 @@ Starts `parism serve` with a few functions wrapped to write a monotonic timestam
 shared by both processes), drives it with the SDK's ClientSession, and prints the median time
 of each mark after the client sent the request:
 
-  read      the transport has read and checked the line        (parism/mcp/jsonrpc.py read)
+  read      the transport has read and checked the line        (parism/server/jsonrpc.py read)
   run_in    the engine's call began (guard next)                (Engine._run)
   call_in   the SDK has dispatched the request to the handler   (mcp_server call_tool → tools.call)
   run_out   the engine's envelope is ready
@@ -39,11 +39,11 @@ def _serve(log_path: str, config: str) -> int:
     """The server, with its stages marked (runs in the spawned process)."""
     sys.path.insert(0, str(ROOT))
     import parism.engine as engine
-    import parism.mcp.early as early
-    import parism.mcp.jsonrpc as jsonrpc
-    import parism.mcp.stdio as stdio
-    import parism.mcp.tools as tools
-    import parism.mcp_server as server
+    import parism.server.early as early
+    import parism.server.jsonrpc as jsonrpc
+    import parism.server.stdio as stdio
+    import parism.server.tools as tools
+    import parism.server.app as server
 
     log = open(log_path, "a", buffering=1)
 
@@ -75,7 +75,7 @@ def _serve(log_path: str, config: str) -> int:
     around(engine.Engine, "_run", "run_in", "run_out")
     around(tools, "call", "call_in", None)
     server.call = tools.call
-    around(early.Started, "result", None, "woke")
+    around(early.EarlyCall, "result", None, "woke")
     around(tools, "tool_result", "tr_in", "tr_out")
     around(stdio, "_send", "write_in", "write_out")
     from parism.cli.main import main

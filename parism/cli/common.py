@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # keep --help/--version free of pydantic
-    from parism.envelope import Failure, WireModel
+    from parism.wire.envelope import Failure, WireModel
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from parism.cli.common import EXIT_NOT_OK, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from parism.envelope import Envelope
+    from parism.wire.envelope import Envelope
 
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "eval_scenarios.toml"
 LAYERS = ("execution", "parse", "task")

@@ -58,7 +58,7 @@ def _limits(ns: argparse.Namespace) -> Any:
 
 def capture(ns: argparse.Namespace) -> int:
     import parism
-    from parism.redact.capture import sanitize_capture
+    from parism.output.redact.capture import sanitize_capture
 
     argv = split_command(ns.command)
     engine = parism.create_engine(ns.config)
@@ -99,7 +99,7 @@ TEMPLATE = '''"""Parser pack for `{name}`: one row per non-empty output line (ed
 
 from pydantic import BaseModel
 
-from parism.types import ParserPack, UnrecognizedOutputError
+from parism.packs.types import ParserPack, UnrecognizedOutputError
 
 
 class Row(BaseModel):

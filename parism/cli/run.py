@@ -119,7 +119,7 @@ def main(ns: argparse.Namespace) -> int:
 
     import parism
     from parism.cli.common import EXIT_USAGE
-    from parism.cli.signals import run_until_signal
+    from parism.server.signals import run_until_signal
 
     cmd, args = command_of(ns)
     options = options_of(ns)

@@ -19,7 +19,7 @@ def main(ns: argparse.Namespace) -> int:
     # engine is built (``mcp_server._warm_up``).
     gc.disable()
     try:
-        from parism.mcp_server import serve
+        from parism.server.app import serve
 
         return serve(ns.config)
     finally:

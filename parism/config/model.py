@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FlagKindName = Literal["bool", "value", "path", "data", "url", "number", "attached", "count"]
 PositionalKind = Literal["path", "any", "none", "url", "data", "host", "dns"]
-EndOfOptions = Literal["getopt", "first_operand", "find", "literal", "none"]  # policy/tokenize.py
+EndOfOptions = Literal["getopt", "first_operand", "find", "literal", "none"]  # argv/tokenize.py
 NamespaceClass = Literal["isolated", "host_procs", "host_mounts", "host_net"]
 
 DEFAULT_BLOCK_PATTERNS: list[str] = [";", "$(", "`", "&&", "||", ">", ">>", "<", "|"]
@@ -126,7 +126,7 @@ class GuardSettings(Strict):
     default_page_size: int = Field(default=100, ge=0)
     max_page_size: int = Field(default=1000, ge=1)
     max_concurrency: int = Field(default=4, ge=1)
-    max_args: int = Field(default=32768, ge=1)  # arguments per call (policy/size.py)
+    max_args: int = Field(default=32768, ge=1)  # arguments per call (guard/size.py)
     max_arg_bytes: int = Field(default=0, ge=0)  # 0 = ARG_MAX less the child environment
     block_patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_BLOCK_PATTERNS))
     command_arg_restrictions: dict[str, ArgRestriction] = Field(default_factory=lambda: {
@@ -207,7 +207,7 @@ class SandboxSettings(Strict):
     @field_validator("network_allow")
     @classmethod
     def _allow_entries(cls, value: list[str]) -> list[str]:
-        from parism.egress.policy import parse_rule  # lazy: the start-up path builds this model
+        from parism.net.destinations import parse_rule  # lazy: the start-up path builds this model
 
         for entry in value:
             parse_rule(entry)
@@ -215,12 +215,12 @@ class SandboxSettings(Strict):
 
 
 class ServerSettings(Strict):
-    """The MCP server's own limits (the stdio reader: ``parism/mcp/stdio.py``)."""
+    """The MCP server's own limits (the stdio reader: ``parism/server/stdio.py``)."""
 
     # A line longer than this is answered -32600 with its id and never held in memory.
     max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=1024 * 1024 * 1024)
 class StoreSettings(Strict):
-    """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/store/``)."""
+    """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/results/``)."""
 
     max_result_bytes: int = Field(default=2 * 1024 * 1024, ge=0)
     max_total_bytes: int = Field(default=32 * 1024 * 1024, ge=0)

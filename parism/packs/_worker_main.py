@@ -1,7 +1,7 @@
 """The pack worker: imports one pack and answers parse requests, one JSON object per line.
 
 Run by :mod:`parism.packs.worker` inside bubblewrap as ``python3 -I _worker_main.py ROOT PACKDIR``
-(``ROOT`` holds the ``parism`` package, so ``from parism.types import ParserPack`` works; of the
+(``ROOT`` holds the ``parism`` package, so ``from parism.packs.types import ParserPack`` works; of the
 rest of Parism only the strict schema check is imported). The protocol stream is a private copy
 of fd 1; fd 1 itself is pointed at stderr, so a pack that prints cannot corrupt the protocol.
 After each call every other process in the worker's pid namespace (a child the pack forked) is
@@ -28,7 +28,7 @@ def _load(pack_dir):
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, pack_dir)
     spec.loader.exec_module(module)
-    from parism.types import ParserPack
+    from parism.packs.types import ParserPack
 
     pack = getattr(module, "PACK", None)
     if not isinstance(pack, ParserPack):
@@ -81,7 +81,7 @@ def describe(pack):
 
 
 def answer(pack, req):
-    from parism.types import PackContext, UnrecognizedOutputError
+    from parism.packs.types import PackContext, UnrecognizedOutputError
 
     op = req.get("op")
     if op == "fixtures":

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import parism
-from parism.sandbox.reap import end_bwrap
+from parism.run.sandbox.reap import end_bwrap
 
 MAIN = Path(__file__).with_name("_worker_main.py")
 ROOT = str(Path(parism.__file__).resolve().parent.parent)

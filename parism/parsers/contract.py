@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from parism.policy.tokenize import FlagSpec, Tokens, tokenize
+from parism.argv.tokenize import FlagSpec, Tokens, tokenize
 
 ALL_OS: frozenset[str] = frozenset({"linux", "macos", "freebsd", "windows"})
 UNIX_OS: frozenset[str] = frozenset({"linux", "macos", "freebsd"})

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from parism.envelope import Hint, ParseError
+from parism.wire.envelope import Hint, ParseError
 from parism.parsers import strict
 from parism.parsers.contract import Contract, ParseFailure, ParseInput, Parser
-from parism.policy.tokenize import FlagSpec, tokenize
+from parism.argv.tokenize import FlagSpec, tokenize
 
 DOMAINS = (
     "fs", "process", "network", "text", "git", "env", "system", "windows", "devops", "packages",

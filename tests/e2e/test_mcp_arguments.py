@@ -1,4 +1,4 @@
-"""Tool arguments over MCP go through ``parism.options.build`` (issue 12 item 2, issue 10 item 2):
+"""Tool arguments over MCP go through ``parism.wire.options.build`` (issue 12 item 2, issue 10 item 2):
 no bool↔int coercion, bounded integers, unknown parameters refused naming them and listing the
 valid ones — each an ``isError`` result (SEP-1303) — and an unknown tool is a JSON-RPC error.
 

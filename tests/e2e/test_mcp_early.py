@@ -1,4 +1,4 @@
-"""The early start of ``tools/call run`` (parism/mcp/early.py): the command is handed over while
+"""The early start of ``tools/call run`` (parism/server/early.py): the command is handed over while
 the SDK dispatches the request, and the handler awaits that call instead of starting its own.
 
 What must hold, whatever the timing: each request runs its command at most once (the audit log

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession
 
-from parism.shape.lean import expand
+from parism.output.shape.lean import expand
 from tests.e2e.test_mcp_stdio import error_text, payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

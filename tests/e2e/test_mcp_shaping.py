@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession
 
-from parism.shape.lean import expand
-from parism.shape.tokens import approx
+from parism.output.shape.lean import expand
+from parism.output.shape.tokens import approx
 from tests.e2e.test_mcp_stdio import payload
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

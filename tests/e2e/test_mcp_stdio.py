@@ -420,7 +420,7 @@ async def test_internal_error_does_not_echo_exception_text() -> None:
     could quote the call's arguments, which may hold a secret."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from parism.mcp import tools
+    from parism.server import tools
 
     class Boom:
         cfg = None

@@ -116,7 +116,7 @@ def test_a_broken_pack_is_listed_and_the_server_keeps_serving(home: Path) -> Non
     (bad / "parser.py").write_text("raise RuntimeError('boom at import')\n")
     shadow = home / ".parism" / "parsers" / "myls"
     shadow.mkdir()
-    (shadow / "parser.py").write_text("from parism.types import ParserPack\nPACK = ParserPack(name='ls', parse=lambda r, a, c: {})\n")
+    (shadow / "parser.py").write_text("from parism.packs.types import ParserPack\nPACK = ParserPack(name='ls', parse=lambda r, a, c: {})\n")
     out = cli(home, "describe")
     packs = {p["path"].rsplit("/", 1)[1]: p for p in json.loads(out.stdout)["packs"]}
     assert packs["broken"]["status"] == "error" and "boom at import" in packs["broken"]["error"]

@@ -16,7 +16,7 @@ import pytest
 
 from parism.packs.worker import Limits, PackFailure, Worker
 
-HEAD = "from parism.types import ParserPack\n"
+HEAD = "from parism.packs.types import ParserPack\n"
 
 
 def make_pack(root: Path, name: str, body: str) -> Path:

@@ -38,7 +38,7 @@ PACKS = {
 }
 
 PARSE = """
-    from parism.types import ParserPack
+    from parism.packs.types import ParserPack
 
     def parse(raw, args, ctx):
         lines = raw.splitlines()

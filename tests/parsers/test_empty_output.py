@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from parism.executor import Capture
+from parism.run.executor import Capture
 from parism.parsers import registry
 from parism.pipeline import failed_silently
 

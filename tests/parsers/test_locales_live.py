@@ -21,8 +21,10 @@ from typing import Any
 
 import pytest
 
-from parism.parsers import l10n, registry
-from parism.parsers.fs import _stat_labels, df
+from parism.parsers import l10n
+from parism.parsers import registry
+from parism.parsers.fs import _stat_labels
+from parism.parsers.fs import df
 from tests.parsers.fs.hostile import OLD_MTIME, build
 from tests.parsers.fs.lstat_check import check_ls_row
 

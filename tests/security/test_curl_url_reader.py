@@ -19,9 +19,9 @@ from collections.abc import Iterator
 import pytest
 import tomli_w
 
-from parism.egress.policy import Destinations
+from parism.net.destinations import Destinations
 from parism.engine import create_engine
-from parism.policy.network import UrlTarget, read_url, url_problem
+from parism.net.urls import UrlTarget, read_url, url_problem
 from tests.security.sandbox.netlab import recording_listener
 
 CURL = shutil.which("curl")

@@ -1,4 +1,4 @@
-"""A kept reading of git's configuration (parism/policy/gitcache.py) never disarms less than a
+"""A kept reading of git's configuration (parism/guard/git/cache.py) never disarms less than a
 fresh one: a filter defined after the reading was kept — in place, size and mtime unchanged — is
 still switched off.  Armed trap: plain git runs the same filter after the change."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.policy.gitcache import RepoCache
+from parism.guard.git.cache import RepoCache
 from tests.security.sandbox.gitrepos import Trap, dirty, fired, git, make_engine, make_repo, own, workspace  # noqa: F401
 
 AHEAD_NS = 10_000_000_000  # the repository was just written: pretend its files have settled

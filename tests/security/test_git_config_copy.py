@@ -29,8 +29,8 @@ import pytest
 
 import parism.guard as guard_mod
 from parism.config import load_config
-import parism.policy.gitcache as gitcache
-from parism.policy.gitrepo import read_repo
+import parism.guard.git.cache as gitcache
+from parism.guard.git.repo import read_repo
 from tests.security.sandbox.gitrepos import (GIT_ENV, Trap, dirty, fired, git, make_engine, make_repo, own,
                                              workspace)
 

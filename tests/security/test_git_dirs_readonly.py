@@ -20,7 +20,7 @@ import pytest
 import tomli_w
 
 from parism.engine import create_engine
-from parism.policy.gitdirs import git_dirs_below
+from parism.guard.git.dirs import git_dirs_below
 from tests.security.sandbox.helpers import SH, run, sandbox_factory
 
 __all__ = ["sandbox_factory"]

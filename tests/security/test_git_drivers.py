@@ -28,7 +28,7 @@ import pytest
 
 from parism.config import load_config
 from parism.guard import check
-from parism.policy.gitrepo import GIT_FORCED_SETTINGS, config_flags
+from parism.guard.git.repo import GIT_FORCED_SETTINGS, config_flags
 from tests.security.sandbox.gitrepos import (GIT_ENV, Trap, append, dirty, fired, git, make_engine, make_repo, own,
                                              signed_head, workspace)
 

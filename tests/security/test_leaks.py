@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import parism
-from parism.redact.capture import sanitize_capture
+from parism.output.redact.capture import sanitize_capture
 from tests.unit.redact.leak_corpus import (
     ANTHROPIC,
     AWS_SECRET_JSON,

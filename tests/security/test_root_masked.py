@@ -30,10 +30,10 @@ import pytest
 import tomli_w
 
 import parism
-from parism.envelope import Failure
-from parism.sandbox import Sandbox
-from parism.sandbox.launcher import Prepared
-from parism.sandbox.plan import Plan
+from parism.wire.envelope import Failure
+from parism.run.sandbox import Sandbox
+from parism.run.sandbox.launcher import Prepared
+from parism.run.sandbox.plan import Plan
 from tests.security.sandbox.helpers import SH, decision, make_spec, run, sandbox_factory
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="root_masked exists only for a root server")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.sandbox import network as sandbox_network
+from parism.run.sandbox import network as sandbox_network
 from tests.security.sandbox.helpers import run, sandbox_factory, workspace
 from tests.security.sandbox.netlab import METADATA, Internet, internet, settle
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.sandbox import identity
+from parism.run.sandbox import identity
 from tests.security.sandbox.helpers import SH, host_group, host_user, run, sandbox_factory
 
 __all__ = ["sandbox_factory"]

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from parism.executor import execute
-from parism.sandbox.bwrap import build_argv
-from parism.sandbox.cgroup import pids_root, sweep_pending
+from parism.run.executor import execute
+from parism.run.sandbox.bwrap import build_argv
+from parism.run.sandbox.cgroup import pids_root, sweep_pending
 from tests.security.sandbox.helpers import (PY3, SH, alive, decision, make_spec, marker, run,
                                             sandbox_factory, stragglers, workspace)
 
@@ -124,7 +124,7 @@ fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
 argv, hs = json.loads(sys.argv[2]), None
 if "@INFO" in argv:
-    from parism.sandbox.identity import MapHandshake
+    from parism.run.sandbox.identity import MapHandshake
     hs = MapHandshake()
     argv = [{"@INFO": str(hs.info_w), "@BLOCK": str(hs.block_r)}.get(a, a) for a in argv]
 p = subprocess.Popen(argv, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from parism.config import load_config
-from parism.envelope import Failure
-from parism.executor import execute
-from parism.sandbox import BwrapLauncher, Sandbox
-from parism.sandbox.probe import classify
+from parism.wire.envelope import Failure
+from parism.run.executor import execute
+from parism.run.sandbox import BwrapLauncher, Sandbox
+from parism.run.sandbox.probe import classify
 from tests.security.sandbox.helpers import decision, make_spec, sandbox_factory, workspace
 
 __all__ = ["sandbox_factory", "workspace"]
@@ -28,7 +28,7 @@ def test_auto_without_bwrap_runs_guard_only_and_says_so(sandbox_factory, workspa
                                                         caplog: pytest.LogCaptureFixture) -> None:
     sb = sandbox_factory([str(workspace)], mode="auto", bwrap_path=NOWHERE)
     spec = make_spec(["/usr/bin/id", "-u"], str(workspace))
-    with caplog.at_level(logging.WARNING, logger="parism.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="parism.run.sandbox"):
         launcher = sb.launcher(decision(), spec)
     assert launcher is None  # direct spawn
     status = sb.status()
@@ -119,7 +119,7 @@ def test_nested_weak_level_still_confines(sandbox_factory, workspace: Path) -> N
     --disable-userns. Files, network and the tree kill must still hold."""
     import dataclasses
 
-    from parism.sandbox import BwrapLauncher as Launcher
+    from parism.run.sandbox import BwrapLauncher as Launcher
     from tests.security.sandbox.helpers import SH, marker, stragglers
 
     sb = sandbox_factory([str(workspace)])
@@ -142,8 +142,8 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from types import SimpleNamespace
 from parism.config.model import SandboxSettings
-from parism.executor import ExecSpec, execute
-from parism.sandbox import Sandbox
+from parism.run.executor import ExecSpec, execute
+from parism.run.sandbox import Sandbox
 spec = ExecSpec(argv=["/bin/sh", "-c", "touch /etc/x 2>/dev/null || echo RO"], cwd="/tmp", env={"PATH": "/usr/bin:/bin"},
                 timeout_s=10, max_stdout=4096, max_stderr=4096)
 dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
@@ -177,8 +177,8 @@ def test_probe_settles_on_nested_weak_when_proc_is_masked() -> None:
 
 def test_unavailable_hint_names_the_fix_for_the_probed_reason() -> None:
     """In a container the remedy is Docker flags, not installing bubblewrap."""
-    from parism.sandbox import unavailable_hint
-    from parism.sandbox.probe import classify
+    from parism.run.sandbox import unavailable_hint
+    from parism.run.sandbox.probe import classify
 
     container = unavailable_hint(classify("bwrap: No permissions to create new namespace, likely because ..."))
     assert "seccomp profile" in container and "systempaths=unconfined" in container

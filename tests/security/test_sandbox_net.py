@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from parism.sandbox import network_hint
+from parism.run.sandbox import network_hint
 from tests.security.sandbox.helpers import PY3, run, sandbox_factory, workspace
 from tests.security.sandbox.netlab import METADATA, Internet, Loopback, internet, loopback, settle
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import tomli_w
 
-from parism.shape.lean import expand
+from parism.output.shape.lean import expand
 from tests.security.sandbox.helpers import host_group, host_user
 from tests.security.sandbox.netlab import recording_listener
 

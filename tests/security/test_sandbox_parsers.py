@@ -33,7 +33,7 @@ def test_ls_la_parses_to_the_real_directory(sandbox_factory, workspace: Path) ->
         st = os.lstat(workspace / name)
         assert entries[name]["size_bytes"] == st.st_size, name
     assert entries["sub"]["type"] == "directory"
-    if sb.status()["identity"]["mode"] == "identity_map":  # else the engine corrects (parism/truth)
+    if sb.status()["identity"]["mode"] == "identity_map":  # else the engine corrects (parism/run/truth)
         assert entries["README"]["owner"] == pwd.getpwuid(os.lstat(workspace / "README").st_uid).pw_name
 
 

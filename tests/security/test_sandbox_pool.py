@@ -13,8 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from parism.sandbox.launcher import Prepared
-from parism.sandbox.pool import Pool
+from parism.run.sandbox.launcher import Prepared
+from parism.run.sandbox.pool import Pool
 from tests.security.sandbox.helpers import (PY3, SH, alive, decision, make_spec, marker, run,
                                             sandbox_factory, stragglers, workspace)
 
@@ -121,8 +121,8 @@ CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from types import SimpleNamespace
-from parism.sandbox import Sandbox
-from parism.executor import ExecSpec, execute
+from parism.run.sandbox import Sandbox
+from parism.run.executor import ExecSpec, execute
 sb = Sandbox(None, [], sys.argv[2])
 spec = ExecSpec(argv=["/usr/bin/true"], cwd=sys.argv[2], env={"PATH": "/usr/bin"}, timeout_s=5,
                 max_stdout=1024, max_stderr=1024)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from parism.sandbox.pool import Pool
+from parism.run.sandbox.pool import Pool
 from tests.security.sandbox.helpers import (
     alive,
     decision,

@@ -19,7 +19,7 @@ import pytest
 import tomli_w
 
 import parism
-from parism.envelope import Failure
+from parism.wire.envelope import Failure
 from tests.security.sandbox.helpers import decision, make_spec, sandbox_factory
 
 __all__ = ["sandbox_factory"]

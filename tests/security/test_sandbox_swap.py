@@ -31,9 +31,10 @@ import tomli_w
 
 import parism
 from parism.config import load_config
-from parism.executor import ExecSpec
-from parism.sandbox import Sandbox, identity
-from parism.sandbox.launcher import Prepared
+from parism.run.executor import ExecSpec
+from parism.run.sandbox import Sandbox
+from parism.run.sandbox import identity
+from parism.run.sandbox.launcher import Prepared
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2

@@ -17,7 +17,7 @@ import pytest
 import tomli_w
 
 import parism
-from parism.redact.memory import WINDOW
+from parism.output.redact.memory import WINDOW
 
 GH_TOKEN = "ghp_" + "R7tLp2mKw9sYb4HcJZq8vN3xQe5Fd1Ug6Vo0Ai"  # GitHub classic shape: ghp_ + 36
 PASSWORD = "Zq8vN3xR7tLp2mKw9sYb4HcJ"  # masked only by its key (DB_PASSWORD=…)

@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel, Field
 from pydantic_core import to_json
 
-from parism.envelope import (
+from parism.wire.envelope import (
     Alternative,
     Availability,
     CacheInfo,
@@ -37,7 +37,7 @@ from parism.envelope import (
     Telemetry,
     WireModel,
 )
-from parism.mcp.tools import tool_result
+from parism.server.tools import tool_result
 
 
 class Aliased(BaseModel):

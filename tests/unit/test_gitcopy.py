@@ -1,4 +1,4 @@
-"""The sanitised config copy (``parism/policy/gitcopy.py``) read back by git itself."""
+"""The sanitised config copy (``parism/guard/git/configcopy.py``) read back by git itself."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tempfile
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from parism.policy.gitcopy import CopyProblem, kept, render
+from parism.guard.git.configcopy import CopyProblem, kept, render
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from parism.mcp_server import GEN0_THRESHOLD, ParismServer, _warm_up
+from parism.server.app import GEN0_THRESHOLD, ParismServer, _warm_up
 
 
 class _Built:

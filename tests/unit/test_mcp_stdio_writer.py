@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from mcp_types import JSONRPCResponse
 from mcp_types.methods import serialize_server_result
 
-from parism.envelope import Envelope, OutputField
-from parism.mcp import stdio
-from parism.mcp.stdio import STRUCTURED_TEXT
-from parism.mcp.tools import tool_result
+from parism.wire.envelope import Envelope, OutputField
+from parism.server import stdio
+from parism.server.stdio import STRUCTURED_TEXT
+from parism.server.tools import tool_result
 
 
 def envelope(raw: str, err: str, parsed: object = None) -> Envelope:
@@ -127,8 +127,8 @@ def test_the_result_mapping_is_what_the_sdk_made_of_a_call_tool_result(version: 
     from mcp.server.runner import _dump_result
     from mcp.types import CallToolResult, TextContent
 
-    from parism.mcp.tools import refused
-    from parism.options import OptionsError
+    from parism.server.tools import refused
+    from parism.wire.options import OptionsError
 
     env = envelope("x\n", "", parsed={"rows": [{"n": 1}]})
     model = CallToolResult(content=[TextContent(type="text", text="t")], structured_content=env.to_wire(),

@@ -17,7 +17,7 @@ import pytest
 from mcp.types import ListToolsResult
 
 from parism.config import load_config
-from parism.mcp_server import LazyEngine, build_server
+from parism.server.app import LazyEngine, build_server
 
 GOLDEN = Path(__file__).with_name("mcp_tools_list.json")
 REGEN = os.environ.get("REGEN_TOOLS_LIST") == "1"

@@ -10,7 +10,7 @@ peer in ``link``), the operational state (UP, DOWN, UNKNOWN …) and zero or mor
 
 from pydantic import BaseModel
 
-from parism.types import Fixture, ParserPack, UnrecognizedOutputError
+from parism.packs.types import Fixture, ParserPack, UnrecognizedOutputError
 
 
 class Interface(BaseModel):

@@ -39,7 +39,7 @@ from parism.parsers.fs._common import split_lines
 from parism.parsers.hints import drop_args
 from parism.parsers.l10n import C_LOCALE_HINT
 from parism.parsers.table import human_to_bytes, tokens_with_spans
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-h -H -k -m -T -a -l -P -i -g --si --human-readable --all --local --portability "

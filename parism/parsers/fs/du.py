@@ -19,7 +19,7 @@ from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrec
 from parism.parsers.fs._common import split_lines
 from parism.parsers.hints import drop_args
 from parism.parsers.table import human_to_bytes
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-s -h -a -c -k -m -g -b -x -S -H -D -P -L -l --summarize --human-readable --all "

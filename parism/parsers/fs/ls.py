@@ -36,7 +36,7 @@ from parism.parsers.fs._lsrow import (
 from parism.parsers import shellquote
 from parism.parsers.hints import drop_args
 from parism.parsers.l10n import C_LOCALE_HINT, TOTAL_WORDS
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 _BOOL = [
     "-l", "-n", "-g", "-o", "-G", "-a", "-A", "-t", "-r", "-R", "-S", "-1", "-d", "-U", "-X", "-v", "-c",

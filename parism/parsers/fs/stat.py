@@ -30,7 +30,7 @@ from parism.parsers.fs._common import MODE_RE, mode_info, split_lines, split_lin
 from parism.parsers.fs._stat_labels import LANGUAGES, StatLines, stat_lines
 from parism.parsers.hints import drop_args
 from parism.parsers.l10n import C_LOCALE_HINT
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data", "--printf": "data",
          "-f": "bool", "--file-system": "bool", "-t": "bool", "--terse": "bool", "-x": "bool", "-l": "bool"}

@@ -34,7 +34,7 @@ from parism.parsers.fs._common import (
     unescape_c,
 )
 from parism.parsers.hints import drop_args
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-a -d -f -F -l -x -n -N -q -Q -s -h -p -u -g -D -v -t -c -r -U --noreport "

@@ -7,7 +7,11 @@ sub-parser (``status``, ``log``, ``diff``, ``show``, ``branch``, ``rev-parse``, 
 from __future__ import annotations
 
 from parism.parsers.contract import Contract, Parser
-from parism.parsers.git import branch, diff, log, misc, status
+from parism.parsers.git import branch
+from parism.parsers.git import diff
+from parism.parsers.git import log
+from parism.parsers.git import misc
+from parism.parsers.git import status
 
 LEADING_FLAGS = {
     "-C": "path", "-c": "value", "--git-dir": "path", "--work-tree": "path", "--no-pager": "bool",

@@ -49,7 +49,7 @@ from parism.parsers.git._logformat import (
 from parism.parsers.git._patch import DiffFile, name_line, parse_files
 from parism.parsers.hints import drop_flags
 from parism.parsers.text._common import split_lines
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 
 class FileStat(BaseModel):

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.network._sockets import TCP_STATES
 from parism.parsers.table import HeaderTable
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 _STATE = re.compile(r"\s\((?P<state>[A-Z_0-9-]+)\)$")
 _FIELDS = {"COMMAND": "command", "PID": "pid", "TID": "tid", "TASKCMD": "taskcmd", "USER": "user",

@@ -49,7 +49,7 @@ from parism.parsers.network._sockets import (
     split_port,
     token_offset,
 )
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 _PHRASES = ("Local Address", "Foreign Address", "PID/Program name", "Program name", "Next Hop",
             "Network Destination", "Network Address", "Gateway Address")

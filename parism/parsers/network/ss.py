@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.network._sockets import split_port, token_offset
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 _STATES = frozenset({"UNCONN", "LISTEN", "ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1", "FIN-WAIT-2",
                      "TIME-WAIT", "CLOSE-WAIT", "LAST-ACK", "CLOSING", "CLOSED", "UNKNOWN", "CLOSE"})

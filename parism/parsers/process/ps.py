@@ -44,7 +44,7 @@ from parism.parsers.contract import (
     Unsupported,
 )
 from parism.parsers.table import to_float, to_int
-from parism.policy.tokenize import Tokens
+from parism.argv.tokenize import Tokens
 
 # header word (upper-case) or -o keyword → (field, kind); kind: str | int | float | nice
 _COLUMNS: dict[str, tuple[str, str]] = {

@@ -25,8 +25,8 @@ import psutil
 import pytest
 
 from parism.config.model import SandboxLimits, SandboxSettings
-from parism.executor import Capture, ExecSpec, execute
-from parism.sandbox import BwrapLauncher, Sandbox
+from parism.run.executor import Capture, ExecSpec, execute
+from parism.run.sandbox import BwrapLauncher, Sandbox
 
 SH = "/bin/sh"
 PY3 = "/usr/bin/python3"

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from parism.engine import Engine, create_engine
-from parism.options import PagedOptions, RunOptions, build
+from parism.wire.options import PagedOptions, RunOptions, build
 
 
 def _refused(env: object, *words: str) -> str:

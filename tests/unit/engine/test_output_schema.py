@@ -1,4 +1,4 @@
-"""The published outputSchema (``parism.mcp.schema.inline``) accepts exactly what the schema
+"""The published outputSchema (``parism.server.schema.inline``) accepts exactly what the schema
 pydantic and the SDK derive accepts: real answers of the engine, and every mutation of them a
 hypothesis search tries (a value replaced by another JSON type, a key added or removed)."""
 
@@ -15,9 +15,9 @@ from jsonschema import Draft202012Validator
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 
 from parism.engine import Engine
-from parism.envelope import DescribeResult, DryRunResult, Envelope, WireModel
-from parism.mcp import tools
-from parism.mcp.schema import inline
+from parism.wire.envelope import DescribeResult, DryRunResult, Envelope, WireModel
+from parism.server import tools
+from parism.server.schema import inline
 
 REPLACEMENTS = [None, "x", "", 0, -3, 1.5, True, False, [], ["x"], {}, {"zz": 1}]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from parism.engine import Engine
-from parism.paging import PageCache, page_of, split_lines
+from parism.output.paging import PageCache, page_of, split_lines
 from tests.unit.engine.conftest import MakeEngine
 
 

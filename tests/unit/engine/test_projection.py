@@ -73,7 +73,7 @@ def test_limit_zero_leaves_the_summary(engine: Engine, tmp_path: Path) -> None:
 def test_budget_cuts_rows_says_so_and_points_to_the_rest(engine: Engine, tmp_path: Path) -> None:
     from pydantic_core import to_json
 
-    from parism.shape.tokens import approx
+    from parism.output.shape.tokens import approx
 
     for i in range(300):
         (tmp_path / f"file-{i:03d}.txt").write_text("x" * i)

@@ -136,7 +136,7 @@ def test_timeout_is_an_exec_failure_with_the_signal(make_engine: MakeEngine, tmp
 
 
 def test_diff_walk_is_bounded_and_does_not_follow_symlinks(tmp_path: Path) -> None:
-    from parism.fsdiff import snapshot
+    from parism.run.fsdiff import snapshot
 
     (tmp_path / "link").symlink_to("/etc")
     deep = tmp_path / "a" / "b" / "c"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from parism.availability import MANAGERS, availability, host_manager, install_hint
-from parism.childenv import FORCED, build_env
+from parism.run.childenv import FORCED, build_env
 
 
 def test_allowlist_then_deny_patterns_then_forced() -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from parism.executor import CancelToken, DirectLauncher, ExecSpec, Slots, execute, resolve_binary
-from parism.proctree import Tracker
+from parism.run.executor import CancelToken, DirectLauncher, ExecSpec, Slots, execute, resolve_binary
+from parism.run.proctree import Tracker
 
 PY = sys.executable
 SH = shutil.which("sh") or "/bin/sh"

@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from parism.proctree import descendants
+from parism.run.proctree import descendants
 
 # a child that starts a thread which starts a grandchild (listed under that thread's task only
 # while the thread lives),

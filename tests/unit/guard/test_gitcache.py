@@ -1,4 +1,4 @@
-"""Git's reading kept between calls (parism/policy/gitcache.py): used while nothing git read has
+"""Git's reading kept between calls (parism/guard/git/cache.py): used while nothing git read has
 changed, read again after every kind of change that changes git's answer.
 
 Oracle: ``read_repo`` run fresh (git's own reading now).  Each change is checked to change that
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from parism.childenv import build_child_env
+from parism.run.childenv import build_child_env
 from parism.config import load_config
-from parism.policy.gitcache import RepoCache
-from parism.policy.gitrepo import Repo, Runner, direct_runner, read_repo
+from parism.guard.git.cache import RepoCache
+from parism.guard.git.repo import Repo, Runner, direct_runner, read_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 

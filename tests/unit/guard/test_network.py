@@ -1,5 +1,5 @@
-"""Host normalisation and the default destination refusals (parism/policy/network.py,
-parism/egress/policy.py).
+"""Host normalisation and the default destination refusals (parism/net/urls.py,
+parism/net/destinations.py).
 
 Expected IPv4 values are checked against the C resolver (``socket.inet_aton`` accepts the same
 1-4 part decimal/octal/hex forms that ping passes to it); curl's own reading is tested against
@@ -13,8 +13,8 @@ import socket
 
 import pytest
 
-from parism.egress.policy import Destinations, address_class, parse_rule
-from parism.policy.network import host_problem, literal_address, url_problem
+from parism.net.destinations import Destinations, address_class, parse_rule
+from parism.net.urls import host_problem, literal_address, url_problem
 
 NONE = Destinations()
 METADATA_FORMS = [

@@ -1,4 +1,4 @@
-"""Path resolution with real directories and symlinks (parism/paths.py)."""
+"""Path resolution with real directories and symlinks (parism/guard/paths.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.paths import SYSTEM_DIRS, Roots, expand, is_system_ancestor, is_within, looks_like_path, real
+from parism.guard.paths import SYSTEM_DIRS, Roots, expand, is_system_ancestor, is_within, looks_like_path, real
 
 
 @pytest.fixture

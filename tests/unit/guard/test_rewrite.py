@@ -1,5 +1,5 @@
-"""Forced argument rewrites (parism/policy/rewrite.py) and their placement in ``Decision.exec_args``;
-what git's own reading of a repository's configuration (parism/policy/gitrepo.py) makes of it."""
+"""Forced argument rewrites (parism/guard/rewrite.py) and their placement in ``Decision.exec_args``;
+what git's own reading of a repository's configuration (parism/guard/git/repo.py) makes of it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from parism.childenv import build_child_env
+from parism.run.childenv import build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.guard import check
-from parism.policy.gitrepo import GIT_FORCED_SETTINGS, Repo, RepoProblem, config_flags, direct_runner, read_repo
+from parism.guard.git.repo import GIT_FORCED_SETTINGS, Repo, RepoProblem, config_flags, direct_runner, read_repo
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
 FORCED = ["--no-pager", *config_flags(GIT_FORCED_SETTINGS)]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from parism.childenv import build_child_env
-from parism.clip import ECHO_LIMIT
+from parism.run.childenv import build_child_env
+from parism.wire.clip import ECHO_LIMIT
 from parism.config import LoadedConfig, load_config
 from parism.guard import Setup, check
-from parism.policy.size import MAX_ARG_STRLEN, exec_cost
+from parism.guard.size import MAX_ARG_STRLEN, exec_cost
 
 
 def _load(tmp_path: Path, global_toml: str = "") -> LoadedConfig:

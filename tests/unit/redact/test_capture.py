@@ -8,8 +8,8 @@ import socket
 import subprocess
 from pathlib import Path
 
-from parism.redact import Redactor
-from parism.redact.capture import Redaction, sanitize_capture
+from parism.output.redact import Redactor
+from parism.output.redact.capture import Redaction, sanitize_capture
 from tests.unit.redact.leak_corpus import DOTENV, GH_CLASSIC, LINE_LEAKS, STRIPE_SECRET, leaked_pieces
 
 IDENTITY = {"home": "/home/ada", "user": "ada", "host": "build-box-7.corp.example"}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from parism.childenv import build_child_env
+from parism.run.childenv import build_child_env
 from parism.config import load_config
-from parism.redact import Redactor
+from parism.output.redact import Redactor
 
 
 def _config(tmp_path: Path, environ: Mapping[str, str], body: str = ""):  # type: ignore[no-untyped-def]

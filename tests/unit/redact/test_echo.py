@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parism.envelope import Failure
-from parism.redact import Redactor
-from parism.redact import argv as argv_module
-from parism.redact import redactor as redactor_module
-from parism.redact.kube import KIND_SECRET_SOURCE
-from parism.redact.patterns import DEFAULT_PATTERNS
+from parism.wire.envelope import Failure
+from parism.output.redact import Redactor
+from parism.output.redact import argv as argv_module
+from parism.output.redact import redactor as redactor_module
+from parism.output.redact.kube import KIND_SECRET_SOURCE
+from parism.output.redact.patterns import DEFAULT_PATTERNS
 from tests.unit.redact.leak_corpus import (
     DB_URL_PASSWORD,
     GH_CLASSIC,

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from parism.redact import Redactor
-from parism.redact import redactor as redactor_module
-from parism.redact.engine import Gate, compile_re2
-from parism.redact.patterns import DEFAULT_PATTERNS
+from parism.output.redact import Redactor
+from parism.output.redact import redactor as redactor_module
+from parism.output.redact.engine import Gate, compile_re2
+from parism.output.redact.patterns import DEFAULT_PATTERNS
 from tests.unit.redact.leak_corpus import (
     ANTHROPIC,
     DB_URL_PASSWORD,

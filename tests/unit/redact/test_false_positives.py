@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from parism.redact import Redactor
+from parism.output.redact import Redactor
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = Path(os.environ.get("PARISM_CORPUS", ROOT.parent / "shared" / "corpus" / "jc"))

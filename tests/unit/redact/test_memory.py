@@ -1,4 +1,4 @@
-"""The memory of masked values (``parism.redact.memory``): every 12+ slice found, hashed, bounded."""
+"""The memory of masked values (``parism.output.redact.memory``): every 12+ slice found, hashed, bounded."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import gc
 import random
 import string
 
-from parism.redact import Redactor
-from parism.redact.memory import MAX_VALUES, MAX_WINDOWS, WINDOW, SecretMemory
+from parism.output.redact import Redactor
+from parism.output.redact.memory import MAX_VALUES, MAX_WINDOWS, WINDOW, SecretMemory
 
 SECRET = "Zq8vN3xR7tLp2mKw9sYb4HcJ"
 

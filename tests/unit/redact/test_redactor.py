@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from parism.redact import Redactor, validate_output_patterns
-from parism.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
+from parism.output.redact import Redactor, validate_output_patterns
+from parism.output.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 from tests.unit.redact.leak_corpus import (
     DOTENV,
     GH_CLASSIC,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from parism.evidence import PROVIDERS
+from parism.results.evidence import PROVIDERS
 from parism.parsers import registry
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from parism.compare import compare
-from parism.compare.fingerprint import fingerprint
+from parism.results.compare import compare
+from parism.results.compare.fingerprint import fingerprint
 from parism.parsers import registry
-from parism.store.pack import pack_json
-from parism.store.results import ResultStore, StoredResult
+from parism.results.pack import pack_json
+from parism.results.store import ResultStore, StoredResult
 from tests.unit.results.samples import git_repo
 
 

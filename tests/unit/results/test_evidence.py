@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from parism.evidence import PROVIDERS, ROW_TRANSFORM, locate, spans_of, verify
-from parism.evidence.locate import _flat
+from parism.results.evidence import PROVIDERS, ROW_TRANSFORM, spans_of, verify
+from parism.results.evidence import locate
+from parism.results.evidence.locate import _flat
 from tests.unit.results.samples import Sample, samples
 
 SAMPLES = samples()

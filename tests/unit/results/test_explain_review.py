@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-import parism.store.service as service
-from parism.store.results import StoredResult
+import parism.results.service as service
+from parism.results.store import StoredResult
 
 
 def test_explain_answers_where_a_value_came_from(make_engine, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parism.store import cursor as cursor_mod
+from parism.results import cursor as cursor_mod
 
 QUERIES: list[dict[str, Any]] = [
     {},

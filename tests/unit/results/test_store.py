@@ -1,4 +1,4 @@
-"""The result store's invariants (parism/store/results.py docstring), one test each, plus a flood
+"""The result store's invariants (parism/results/store.py docstring), one test each, plus a flood
 of concurrent retained runs through a real engine."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from parism.store.pack import pack_json
-from parism.store.results import MISS_MEMORY, ResultStore, StoredResult, StoreLimits
+from parism.results.pack import pack_json
+from parism.results.store import MISS_MEMORY, ResultStore, StoredResult, StoreLimits
 
 
 class Clock:

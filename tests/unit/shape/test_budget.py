@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_json
 
-from parism.envelope import Envelope, Failure, OutputField
-from parism.options import Budget
-from parism.shape.budget import Fitted, Page, fit, precheck
-from parism.shape.tokens import approx, byte, count
+from parism.wire.envelope import Envelope, Failure, OutputField
+from parism.wire.options import Budget
+from parism.output.shape.budget import Fitted, Page, fit, precheck
+from parism.output.shape.tokens import approx, byte, count
 from tests.unit.shape.test_project import ARRAYS
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,

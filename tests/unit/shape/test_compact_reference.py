@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from parism.shape.compact import MAX_DEPTH, compact, fold
+from parism.output.shape.compact import MAX_DEPTH, compact, fold
 
 
 def _depth(value: Any) -> int:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from parism.parsers import registry
-from parism.shape import lean
-from parism.shape.compact import compact
+from parism.output.shape import lean
+from parism.output.shape.compact import compact
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = Path(os.environ.get("PARISM_CORPUS", ROOT.parent / "shared" / "corpus" / "jc"))

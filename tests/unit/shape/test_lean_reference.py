@@ -16,8 +16,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from parism.parsers import registry
-from parism.shape import lean
-from parism.shape.compact import MAX_DEPTH
+from parism.output.shape import lean
+from parism.output.shape.compact import MAX_DEPTH
 from tests.unit.shape.test_compact_reference import _depth
 from tests.unit.shape.test_lean import FIXTURES
 

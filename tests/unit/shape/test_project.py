@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parism.envelope import Failure
-from parism.options import RunOptions, build
-from parism.shape.project import Projected, precheck, project
+from parism.wire.envelope import Failure
+from parism.wire.options import RunOptions, build
+from parism.output.shape.project import Projected, precheck, project
 
 ROOT = Path(__file__).resolve().parents[3]
 OPS = ("eq", "ne", "prefix", "contains", "gt", "gte", "lt", "lte")

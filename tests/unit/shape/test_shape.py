@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from parism.shape import shape
-from parism.shape.adaptive import choose
-from parism.shape.compact import compact
-from parism.shape.limits import cut
+from parism.output.shape import shape
+from parism.output.shape.adaptive import choose
+from parism.output.shape.compact import compact
+from parism.output.shape.limits import cut
 
 
 def test_compact_union_schema_nulls_and_nested_values_kept() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import parism
-from parism.mcp.tools import tool_result
+from parism.server.tools import tool_result
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "scripts"))

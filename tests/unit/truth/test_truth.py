@@ -1,4 +1,4 @@
-"""Host-side id correction (parism/truth) against the kernel's own answers.
+"""Host-side id correction (parism/run/truth) against the kernel's own answers.
 
 The sandbox's view is reproduced by hand (an overflow owner in a parsed row, as a sandbox that
 maps only the server's uid prints it); the expected values come from os.lstat, /proc and
@@ -14,7 +14,7 @@ import pytest
 
 from tests.security.sandbox.helpers import host_group, host_user
 
-from parism.truth import correct, uncorrectable
+from parism.run.truth import correct, uncorrectable
 
 
 _user, _group = host_user, host_group

@@ -1,0 +1,1 @@
+"""Argument reading shared by the guard and the parser contracts (``tokenize.py``)."""

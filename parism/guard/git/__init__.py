@@ -1,0 +1,1 @@
+"""git's reading of the repositories a call touches: config, cache, sanitised copies, .git dirs."""

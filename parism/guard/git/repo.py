@@ -1,0 +1,339 @@
+"""What a repository's own configuration would make git do — in git's own reading.
+
+A repository an agent inspects is attacker-controlled, and its configuration names programs
+(clean/smudge filters, textconv and external diff drivers, merge drivers, pagers, editors, ssh
+commands, aliases).  A hand-made reading of git's config format keeps missing cases (``[filter
+"e\\vil"]`` is ``evil``; ``include.path = x ; comment``; conditional includes; worktrees), so
+git itself is asked, without running anything: ``git config --list --show-origin --show-scope
+-z`` prints every effective entry after git has followed its includes and conditions.  Every
+repository git will enter is asked too: a ``status`` or ``diff`` runs a child git in each
+populated submodule — embedded repositories included (a gitlink in the index whose directory
+holds its own ``.git``) — and the child reads its own configuration.  The ``-c`` settings of
+the command line reach those children (``GIT_CONFIG_PARAMETERS`` survives git's submodule
+environment), so the union of what every repository declares is neutralised once.
+
+Reading runs ``git config``, ``git rev-parse`` and ``git ls-files --stage``: none of them runs a
+filter, hook, pager or fsmonitor (the forced ``-c`` settings are given to them too), and each
+runs bounded in time and output through the executor.
+
+What git reported is kept per repository (``RepoConfig``): the sandbox binds a sanitised copy of
+it over the repository's own files (``guard/git/configcopy.py``), so the git that runs reads what was
+checked here, not what the files hold by then.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from parism.run.executor import ExecSpec, execute
+from parism.guard.git.dirs import gitdir_target
+
+# What git is always told (the reading runs under them too; rewrite.py puts them on every call).
+GIT_FORCED_SETTINGS: tuple[tuple[str, str], ...] = (
+    ("core.pager", "cat"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.sshCommand", "false"),
+    ("core.editor", "false"),
+    ("core.askPass", "false"),
+    ("sequence.editor", "false"),
+    ("credential.helper", ""),
+    ("log.showSignature", "false"),
+    ("diff.external", ""),
+    ("gpg.program", "false"),
+    ("gpg.openpgp.program", "false"),
+    ("gpg.ssh.program", "false"),
+    ("gpg.x509.program", "false"),
+    ("blame.ignoreRevsFile", ""),
+    ("protocol.allow", "never"),
+    ("status.submoduleSummary", "false"),
+    ("diff.submodule", "short"),
+    ("submodule.recurse", "false"),
+    ("safe.directory", "*"),
+)
+
+# <section>.<free name>.<key> entries that name a program → the value that disables it.
+# textconv becomes ``cat`` rather than empty: ``status -v`` has no --no-textconv and an empty
+# textconv is an error ("cannot run"), ``cat`` shows the blob as it is.
+DRIVER_VALUES: dict[tuple[str, str], str] = {
+    ("filter", "clean"): "",
+    ("filter", "smudge"): "",
+    ("filter", "process"): "",
+    ("filter", "required"): "false",
+    ("diff", "textconv"): "cat",
+    ("diff", "command"): "",
+    ("merge", "driver"): "false",
+    ("difftool", "cmd"): "false",
+    ("mergetool", "cmd"): "false",
+    ("credential", "helper"): "",
+    ("remote", "uploadpack"): "false",
+    ("remote", "receivepack"): "false",
+    ("remote", "vcs"): "false",
+    ("browser", "cmd"): "false",
+    ("man", "cmd"): "false",
+}
+# A filter named once gets all four keys (a process filter named only by .process still needs
+# .clean/.smudge cleared: the order git consults them in is the driver's business).
+FILTER_KEYS = ("clean", "smudge", "process", "required")
+# Two-part keys whose name is free and whose value is a program: alias.<x>, pager.<cmd>.
+FREE_TWO_PART: dict[str, str] = {"alias": "", "pager": "false"}
+# core.* and other fixed keys that run something, beyond the forced ones (overridden when seen).
+PROGRAM_KEYS: dict[str, str] = {
+    "core.gitproxy": "", "core.alternaterefscommand": "", "uploadpack.packobjectshook": "",
+    "interactive.difffilter": "", "gpg.ssh.defaultkeycommand": "false", "web.browser": "false",
+}
+MAX_REPOS = 32  # repositories read per call (top + submodules, nested included)
+MAX_OVERRIDES = 512  # -c settings one call may need
+_READ_TIMEOUT_S = 5.0
+_READ_CAP = 4 * 1024 * 1024  # bytes of config listing / index listing read per repository
+GITLINK = "160000"
+
+
+Entry = tuple[str, str, str, str | None]  # (scope, origin, key, value; None: a bare boolean key)
+
+
+@dataclass(frozen=True)
+class RepoConfig:
+    """One repository's configuration as git read it: where its files are and every entry."""
+
+    git_dir: str  # absolute: config.worktree lives here
+    common_dir: str  # absolute: config lives here (a linked worktree shares its main's)
+    entries: tuple[Entry, ...]
+
+
+@dataclass
+class Repo:
+    """The repository git will use and what must be said to it on the command line."""
+
+    work_dir: str  # the directory holding .git (the default work tree)
+    git_dir: str  # git's own answer (rev-parse --absolute-git-dir)
+    overrides: list[tuple[str, str]] = field(default_factory=list)  # (key, value) for -c
+    moves_worktree: bool = False  # core.worktree set: --work-tree=<work_dir> is forced
+    # git starts below its work tree's root: a .git made in between before the run would be
+    # the repository git discovers, so --git-dir and --work-tree are forced (rewrite.py)
+    found_from_below: bool = False
+    repos: list[str] = field(default_factory=list)  # every repository read, top first
+    origins: set[str] = field(default_factory=set)  # every config file git read (absolute)
+    includes: bool = False  # an include.* / includeIf.* entry was read (its target may be missing)
+    gitlinks: int = 0  # gitlink entries in the indexes read (populated or not)
+    configs: list[RepoConfig] = field(default_factory=list)  # what git read, per repository
+    sealed: list[str] = field(default_factory=list)  # unpopulated gitlink directories (kept so)
+
+
+@dataclass(frozen=True)
+class RepoProblem:
+    """Why git may not run here (refused ``arg_not_allowed``)."""
+
+    message: str
+
+
+Runner = Callable[[list[str], str], bytes | None]  # (git args, cwd) → stdout, None on failure
+
+
+def config_flags(settings: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+    """``-c key=value`` for each setting (git splits at the first ``=``: keys never hold one)."""
+    return [f for key, value in settings for f in ("-c", f"{key}={value}")]
+
+
+def direct_runner(env: Mapping[str, str]) -> Runner:
+    """Run ``git`` with the child environment, bounded (executor: own session, caps, timeout)."""
+    git = shutil.which("git", path=env.get("PATH"))
+
+    def run(args: list[str], cwd: str) -> bytes | None:
+        if git is None:
+            return None
+        argv = [git, "--no-pager", *config_flags(GIT_FORCED_SETTINGS), *args]
+        cap = execute(ExecSpec(argv=argv, cwd=cwd, env=dict(env), timeout_s=_READ_TIMEOUT_S,
+                               max_stdout=_READ_CAP, max_stderr=64 * 1024))
+        if cap.spawn_error or cap.timed_out or cap.output_limit or cap.exit_code != 0:
+            return None
+        return cap.stdout
+
+    return run
+
+
+LIST_ARGS = ["config", "--list", "--show-origin", "--show-scope", "-z"]
+DIRS_ARGS = ["rev-parse", "--absolute-git-dir", "--git-common-dir"]
+INDEX_ARGS = ["ls-files", "--stage", "-z", "--full-name", "--", ":/"]  # the whole index, from any subdirectory
+_POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="parism-gitread")
+
+
+def _parallel(run: Runner, jobs: list[tuple[list[str], str]]) -> list[bytes | None]:
+    """Each (args, cwd) run at once; answers in order."""
+    if len(jobs) == 1:
+        return [run(*jobs[0])]
+    return list(_POOL.map(lambda job: run(*job), jobs))
+
+
+def _entries(listing: bytes) -> list[Entry]:
+    """(scope, origin, key, value) from ``--show-scope --show-origin -z`` (value None: a bare
+    boolean key)."""
+    parts = listing.split(b"\0")
+    out = []
+    for i in range(0, len(parts) - 2, 3):
+        scope, origin, kv = (p.decode("utf-8", "surrogateescape") for p in parts[i:i + 3])
+        key, nl, value = kv.partition("\n")
+        out.append((scope, origin, key, value if nl else None))
+    return out
+
+
+def _split_key(key: str) -> tuple[str, str | None, str]:
+    """section, subsection (may hold dots), name — git lower-cases section and name only."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return section.lower(), (sub if dot else None), name.lower()
+
+
+def disarming(key: str) -> list[tuple[str, str]]:
+    """The ``-c`` settings that switch off what ``key`` names (none: it names no program)."""
+    section, sub, name = _split_key(key)
+    if sub is not None and section == "filter":  # any key names the filter: disarm all of it
+        return [(f"filter.{sub}.{part}", DRIVER_VALUES[("filter", part)]) for part in FILTER_KEYS]
+    if sub is not None and (section, name) in DRIVER_VALUES:
+        return [(f"{section}.{sub}.{name}", DRIVER_VALUES[(section, name)])]
+    if sub is None and section in FREE_TWO_PART:
+        return [(f"{section}.{name}", FREE_TWO_PART[section])]
+    if key.lower() in PROGRAM_KEYS:
+        return [(key, PROGRAM_KEYS[key.lower()])]
+    return []
+
+
+def git_dirs(answer: bytes, where: str) -> tuple[str, str] | None:
+    """(git dir, common dir), absolute, from ``DIRS_ARGS``' answer in ``where``."""
+    lines = answer.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 2:
+        return None
+    return lines[0], os.path.normpath(os.path.join(where, lines[1]))
+
+
+class _Reader:
+    def __init__(self, run: Runner) -> None:
+        self.run = run
+        self.overrides: dict[str, str] = {}
+        self.problem: str | None = None
+        self.repos: list[str] = []
+        self.origins: set[str] = set()
+        self.configs: list[RepoConfig] = []
+        self.sealed: list[str] = []
+        self.moves_worktree = False
+        self.includes = False
+        self.gitlinks = 0
+
+    def add(self, key: str, value: str) -> None:
+        if "=" in key or "\n" in key:
+            # -c splits at the first '=': a driver named 'x=y' cannot be switched off there
+            self.problem = (f"the repository declares '{key}', a name git's command line cannot "
+                            "override (it holds '=' or a newline)")
+            return
+        self.overrides[key] = value
+
+    def config(self, dirs: bytes | None, listing: bytes | None, where: str, top: bool) -> bool:
+        found = git_dirs(dirs, where) if dirs is not None else None
+        if listing is None or found is None:
+            self.problem = f"git could not read the configuration of '{where}'"
+            return False
+        entries = tuple(e for e in _entries(listing) if e[0] != "command")
+        self.configs.append(RepoConfig(*found, entries))
+        for _scope, origin, key, _value in entries:
+            if origin.startswith("file:"):  # relative to where git ran; a symlink is followed
+                self.origins.add(os.path.realpath(os.path.join(where, origin[5:])))
+            self.includes = self.includes or key.lower().startswith(("include.", "includeif."))
+            if key.lower() == "core.worktree":
+                if top:
+                    self.moves_worktree = True
+                else:
+                    self.problem = f"the submodule '{where}' moves its work tree (core.worktree)"
+            for setting in disarming(key):
+                self.add(*setting)
+        return self.problem is None
+
+    def unpopulated(self, sub: str) -> None:
+        """A gitlink git would not enter now; one populated before the run would be entered
+        unread, so its directory is shown empty and read-only (``Repo.sealed``) — which needs
+        a plain directory there."""
+        if not os.path.isdir(sub) or os.path.islink(sub):
+            self.problem = (f"the submodule '{sub}' has no directory of its own (missing, a file or a "
+                            "symlink): a repository put there before git runs would be entered unread")
+        elif len(self.sealed) >= MAX_REPOS:
+            self.problem = f"more than {MAX_REPOS} submodules are not populated"
+        else:
+            self.sealed.append(sub)
+
+    def repository(self, where: str, work_dir: str, *, top: bool, enter: bool,
+                   first: list[bytes | None] | None = None) -> None:
+        """Read one repository (config and, with ``enter``, its index at once) and then every
+        populated gitlink of it, nested ones too.  ``first``: the top's answers, already read."""
+        answers = first if first is not None else _parallel(self.run, [(DIRS_ARGS, where), (LIST_ARGS, where)] + (
+            [(INDEX_ARGS, where)] if enter else []))
+        if not self.config(answers[0], answers[1], where, top) or not enter or answers[2] is None:
+            return  # no index (fresh repository): git enters nothing either
+        for entry in answers[2].split(b"\0"):
+            if not entry.startswith(GITLINK.encode()):
+                continue
+            self.gitlinks += 1
+            sub = os.path.join(work_dir, entry.partition(b"\t")[2].decode("utf-8", "surrogateescape"))
+            if not os.path.lexists(os.path.join(sub, ".git")):
+                self.unpopulated(sub)  # git does not enter it: the sandbox keeps it that way
+                continue
+            if len(self.repos) >= MAX_REPOS:
+                self.problem = f"more than {MAX_REPOS} repositories (submodules) would be entered"
+                return
+            self.repos.append(sub)
+            self.repository(sub, sub, top=False, enter=True)
+            if self.problem:
+                return
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _leads_to(dot_git: str, git_dir: str) -> bool:
+    """Whether this ``.git`` (a directory, or a ``gitdir:`` file) is the repository git chose."""
+    if os.path.isdir(dot_git):
+        return os.path.realpath(dot_git) == os.path.realpath(git_dir)
+    return gitdir_target(dot_git) == os.path.realpath(git_dir)
+
+
+def _holder(start: str, git_dir: str) -> str:
+    """The directory holding the ``.git`` that leads to ``git_dir`` (git's default work tree;
+    a ``.git`` git skipped — an empty directory, a stale file — is skipped here too).  A bare
+    repository has none: its own directory."""
+    path = os.path.abspath(start)
+    while True:
+        if _leads_to(os.path.join(path, ".git"), git_dir):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return git_dir
+        path = parent
+
+
+def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | RepoProblem | None:
+    """The repository git uses from ``start`` and the ``-c`` settings that disarm it (None: not
+    in a repository — git finds nothing either).  ``enter_submodules``: the subcommand runs git
+    in submodules (status, diff), so theirs are read as well."""
+    # git starts in ~5-20 ms: the three questions about the top repository are asked at once
+    first = _parallel(run, [(DIRS_ARGS, start), (LIST_ARGS, start)]
+                      + ([(INDEX_ARGS, start)] if enter_submodules else []))
+    if first[0] is None:
+        return None
+    git_dir = first[0].decode("utf-8", "surrogateescape").splitlines()[0]
+    reader = _Reader(run)
+    work_dir = _holder(start, git_dir)
+    reader.repos.append(work_dir)
+    reader.repository(start, work_dir, top=True, enter=enter_submodules, first=first)
+    if reader.problem is not None:
+        return RepoProblem(reader.problem)
+    if len(reader.overrides) > MAX_OVERRIDES:
+        return RepoProblem(f"the repositories declare {len(reader.overrides)} programs to disable "
+                           f"(more than {MAX_OVERRIDES})")
+    return Repo(work_dir=work_dir, git_dir=git_dir, overrides=sorted(reader.overrides.items()),
+                moves_worktree=reader.moves_worktree, repos=reader.repos, origins=reader.origins,
+                found_from_below=work_dir != git_dir and start != work_dir and not _inside(start, git_dir),
+                includes=reader.includes, gitlinks=reader.gitlinks, configs=reader.configs,
+                sealed=reader.sealed)

@@ -1,0 +1,1 @@
+"""The output layer: redaction, shaping, paging and the envelope shapes (docs/architecture.md)."""

@@ -1,0 +1,60 @@
+"""Shaping: the last step between a parsed value and the envelope (formats §6, ``max_items``).
+
+``shape`` is one pure function so the engine only orchestrates: it cuts rows (``max_items``),
+decides the format (explicit or adaptive) and compacts. Losses come back as ``omission``
+entries; a compaction that would lose data leaves the value alone and reports
+``representation_not_lossless``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from parism.wire.envelope import Omission
+from parism.output.shape import lean
+from parism.output.shape.adaptive import choose
+from parism.output.shape.compact import compact
+from parism.output.shape.limits import cut
+
+Format = Literal["json", "compact", "json-no-raw"]
+FORMATS: tuple[str, ...] = ("json", "compact", "json-no-raw")
+
+
+@dataclass
+class Shaped:
+    parsed: Any
+    keep_raw: bool
+    omissions: list[Omission] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # for review.warnings
+    lossless_failure: str | None = None  # message when compaction was refused
+
+
+def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items: int,
+          thresholds: dict[str, int] | None, lean_id: str | None = None,
+          args: Sequence[str] = ()) -> Shaped:
+    """``lean_id``: the parser's id when the call allows the lean default (no format, projection,
+    budget or evidence); parsers :mod:`parism.output.shape.lean` knows get that answer."""
+    value, omission = cut(parsed, rows_key, max_items)
+    out = Shaped(parsed=value, keep_raw=True, omissions=[omission] if omission else [])
+    if requested is None and lean_id is not None and lean.applies(lean_id):
+        out.parsed = lean.lean(value, lean_id)
+        out.keep_raw = not lean.replaces_raw(value, lean_id, args)
+        out.warnings.append("format_adapted:lean")
+        return out
+    choice = choose(requested, value, thresholds)
+    if choice.drop_raw:
+        out.keep_raw = False
+        if requested is None:
+            out.omissions.append(Omission(stage="projection", reason="raw_omitted_adaptive"))
+    if choice.compact and value is not None:
+        res = compact(value)
+        if res.ok:
+            out.parsed = res.value
+        else:
+            out.keep_raw = True  # the original JSON and raw are kept when folding would lose data
+            out.lossless_failure = res.message
+    if requested is None and (choice.compact or choice.drop_raw):
+        out.warnings.append("format_adapted:" + ("compact" if not choice.drop_raw else "compact-no-raw"))
+    return out

@@ -1,1 +1,0 @@
-"""Argument reading shared by the guard and the parser contracts."""

@@ -1,0 +1,1 @@
+"""The run layer: child environment, sandbox, egress, executor, process trees (docs/architecture.md)."""

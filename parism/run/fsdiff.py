@@ -1,0 +1,56 @@
+"""``includeDiff`` (§3.4): what changed in ``cwd`` while the command ran — bounded.
+
+v1 walked with ``stat`` (following symlinks) and without any bound. Here the walk uses
+``lstat`` semantics (``os.scandir`` with ``follow_symlinks=False``), stops at depth 2 and at
+``MAX_ENTRIES`` entries, and reports ``truncated`` when it stopped early, so a huge tree costs
+bounded time and a symlink can never lead the walk outside the tree.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from parism.wire.envelope import FsDiff
+
+MAX_DEPTH = 2
+MAX_ENTRIES = 10_000
+
+
+@dataclass
+class Snapshot:
+    mtimes: dict[str, int]
+    truncated: bool
+
+
+def snapshot(root: str, max_entries: int = MAX_ENTRIES) -> Snapshot:
+    """path → mtime (ms) for ``root`` and two levels below it."""
+    mtimes: dict[str, int] = {}
+    stack: list[tuple[str, int]] = [(root, 0)]
+    while stack:
+        path, depth = stack.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            if len(mtimes) >= max_entries:
+                return Snapshot(mtimes, True)
+            try:
+                st = entry.stat(follow_symlinks=False)
+                mtimes[entry.path] = int(st.st_mtime_ns // 1_000_000)
+                if depth + 1 <= MAX_DEPTH and entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, depth + 1))
+            except OSError:
+                continue
+    return Snapshot(mtimes, False)
+
+
+def diff(before: Snapshot, after: Snapshot) -> FsDiff:
+    b, a = before.mtimes, after.mtimes
+    return FsDiff(
+        created=sorted(set(a) - set(b)),
+        deleted=sorted(set(b) - set(a)),
+        modified=sorted(p for p in set(a) & set(b) if a[p] != b[p]),
+        truncated=True if before.truncated or after.truncated else None,
+    )

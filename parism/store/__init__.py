@@ -1,1 +1,0 @@
-"""The in-memory result store (contract §13) and its cursors; see ``cursor.py``."""
