@@ -215,7 +215,7 @@ def per_call_ms(server: Server, marks: list[float]) -> dict[str, list[float]]:
     the other servers' blocks)."""
     out: dict[str, list[float]] = {}
     for i in range(1, len(marks)):
-        (label, block), (prev_label, prev_block) = server.calls[i], server.calls[i - 1]
+        (label, block), (_, prev_block) = server.calls[i], server.calls[i - 1]
         if block == prev_block:
             out.setdefault(label, []).append((marks[i] - marks[i - 1]) * 1000)
     return out

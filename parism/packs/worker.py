@@ -31,11 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import parism
 from parism.run.sandbox.reap import end_bwrap
 
 MAIN = Path(__file__).with_name("_worker_main.py")
-ROOT = str(Path(parism.__file__).resolve().parent.parent)
+ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the parism package
 STARTUP_S = 2.0  # module import limit (contract §17.2)
 BACKOFF_START_S, BACKOFF_MAX_S = 2.0, 30.0
 MAX_ANSWER_BYTES = 64 * 1024 * 1024

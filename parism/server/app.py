@@ -35,11 +35,11 @@ from parism.server import host
 from parism.server.session import initialise_first, serve_only
 from parism.server.early import Early
 from parism.server.stdio import Hooks, serve_stdio
+from parism.server.lazy import LazyEngine
 from parism.server.tools import InFlight, ToolRow, call, tool_rows
 
 if TYPE_CHECKING:
     from parism.config import LoadedConfig
-    from parism.engine import Engine
 
 log = logging.getLogger("parism.server")
 
@@ -56,37 +56,6 @@ Parism runs allowlisted shell commands without a shell and returns a JSON envelo
 5. run with retain=true keeps the answer (review.result_id): fetch_result pages on after a budget
    cut (until continuation has no cursor), explain_result shows where a value came from (with
    evidence="fields"), compare_results diffs two runs of the same command. They never re-run."""
-
-
-class LazyEngine:
-    """The engine, built once in a worker thread.
-
-    Importing the pipeline costs about 100 ms of CPU; :func:`_serve` starts the build once the
-    client has the tool list instead of before the handshake, so a client's ``tools/list`` does
-    not wait for it.  Every tool awaits the same build; only the configuration (for the
-    annotations) is loaded up front.
-    """
-
-    def __init__(self, cfg: "LoadedConfig", engine: "Engine | None" = None) -> None:
-        self.cfg = cfg
-        self._engine = engine
-        self._lock = anyio.Lock()
-
-    async def get(self) -> "Engine":
-        if self._engine is None:
-            async with self._lock:
-                if self._engine is None:
-                    self._engine = await anyio.to_thread.run_sync(self._build)
-        return self._engine
-
-    def ready(self) -> "Engine | None":
-        """The engine if it is built (any thread), else None: nothing waits here."""
-        return self._engine
-
-    def _build(self) -> "Engine":
-        from parism.engine import Engine
-
-        return Engine(self.cfg)
 
 
 def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:

@@ -42,7 +42,7 @@ from parism.wire.options import OptionsError, RunOptions, build
 
 if TYPE_CHECKING:
     from parism.server.stdio import Wire
-    from parism.server.app import LazyEngine
+    from parism.server.lazy import LazyEngine
 
 log = logging.getLogger("parism.server")
 

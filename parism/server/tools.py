@@ -49,7 +49,7 @@ from parism.wire.options import (
 if TYPE_CHECKING:
     from parism.engine import Engine
     from parism.server.early import EarlyCall
-    from parism.server.app import LazyEngine
+    from parism.server.lazy import LazyEngine
 
 log = logging.getLogger("parism.server")
 M = TypeVar("M", bound=WireModel)

@@ -8,7 +8,6 @@ import os
 import time
 from pathlib import Path
 
-import pytest
 
 from parism.guard.git.cache import RepoCache
 from tests.security.sandbox.gitrepos import Trap, dirty, fired, git, make_engine, make_repo, own, workspace  # noqa: F401

@@ -12,13 +12,29 @@ call that made the ``Echo``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from parism.wire.envelope import Failure
 from parism.output.redact.argv import argv_secrets
 
-if TYPE_CHECKING:
-    from parism.output.redact.redactor import Redactor
+
+class MaskedText(Protocol):
+    """What ``Redactor.mask`` returns, as far as an echo reads it (``redactor.Masked``)."""
+
+    text: str
+    withheld_reason: str | None
+
+
+class Masks(Protocol):
+    """What an ``Echo`` asks of its redactor (``redactor.Redactor``, which builds it): named here so
+    this module does not import the redactor that imports it."""
+
+    enabled: bool
+    marker: str
+
+    def mask(self, text: str, *, truncated: bool = False) -> MaskedText: ...
+
+    def none_can_match(self, texts: Sequence[str]) -> bool: ...
 
 MIN_LITERAL = 3  # shorter argument values are not searched for in messages (`-p a` ≠ every "a")
 
@@ -26,7 +42,7 @@ MIN_LITERAL = 3  # shorter argument values are not searched for in messages (`-p
 class Echo:
     """The masks of one call's echoes; build with ``Redactor.echo``."""
 
-    def __init__(self, redactor: Redactor, args: Sequence[str], cmd: str | None = None,
+    def __init__(self, redactor: Masks, args: Sequence[str], cmd: str | None = None,
                  expected: Iterable[str] = ()) -> None:
         """``expected``: texts the call will echo through ``text`` (cmd, cwd): cleared, with
         the arguments, in one gate pass."""

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import stat
-import subprocess
 import sys
 import threading
 import time
