@@ -1,4 +1,4 @@
-"""``describe``: the environment (no ``cmd``), or one command in under 2 KB (§4.2).
+"""``describe``: the environment (no ``cmd``), or one command in under 2 KB (contract §4.2).
 
 Why a budget: an agent calls ``describe(cmd)`` to learn what it may ask for; the answer must fit
 in a small share of its context. Name lists are space-joined strings, empty keys are dropped, and
@@ -21,7 +21,7 @@ from parism.parsers.contract import Parser
 MAX_BYTES = 2048
 MAX_EXAMPLES = 5
 
-# out-of-range argument samples whose contract hints become ``alternatives`` (§4.2)
+# out-of-range argument samples whose contract hints become ``alternatives`` (contract §4.2)
 ALTERNATIVE_SAMPLES: dict[str, list[list[str]]] = {
     # argument forms agents type that a parser does not read; their hints are the alternatives
     "df": [["-hi"]], "journalctl": [["-o", "verbose"]], "systemctl": [["status", "ssh"]],

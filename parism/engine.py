@@ -15,7 +15,7 @@ Stable API (the MCP server and the CLI only serialise these results with ``to_wi
 
 Every keyword goes through :func:`parism.wire.options.build`: an unknown parameter, a wrong type or a
 value out of range answers ``config/invalid_request`` naming it, and nothing runs.
-``format=None`` means "not chosen": the adaptive format may compact (§6.4); an explicit
+``format=None`` means "not chosen": the adaptive format may compact (contract §6.4); an explicit
 ``"json"`` is honoured as is. Nothing here raises for bad input or a failing command: every
 outcome is an envelope. This module orchestrates only; each stage lives in its own module
 (``guard``, ``sandbox``, ``executor``, ``redact``, ``parsers``, ``shape``, ``results``,
@@ -350,7 +350,7 @@ class Engine:
     # -- helpers --------------------------------------------------------------------------
 
     def _config_refusal(self, req: Request) -> Envelope | None:
-        """An unusable configuration refuses every call (decision 12)."""
+        """An unusable configuration refuses every call (spec decision 12)."""
         if not self.errors:
             return None
         failure = Failure(kind="config", reason="invalid_config", message=self._config_message())

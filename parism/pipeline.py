@@ -1,4 +1,4 @@
-"""After the process: decode → redact → parse → shape → envelope (contract §5, §7, decision 1).
+"""After the process: decode → redact → parse → shape → envelope (contract §5, §7, spec decision 1).
 
 Why here and not in the engine: these steps are the same for ``run``, ``run_paged`` and
 ``parse_output`` (saved text), and they are pure given their inputs — the engine only decides
@@ -138,7 +138,7 @@ class Finisher:
     def early_refusal(self, req: Any) -> Failure | None:
         """What the call's projection and budget can be refused for before the command runs:
         operator values, a budget too small for any answer, and fields (projected, filtered,
-        sorted on or required by the budget) the parser's declared row fields do not have (§3.3)."""
+        sorted on or required by the budget) the parser's declared row fields do not have (contract §3.3)."""
         opts = req.opts
         if opts is None:
             return None
@@ -321,7 +321,7 @@ class Finisher:
                        lean_id=parser.id if parser and opts is not None and plain and projected is None else None,
                        args=req.args)
         body.rows_key = rows_key
-        keep_raw = shaped.keep_raw and projected is None  # projection replaces raw (§11)
+        keep_raw = shaped.keep_raw and projected is None  # projection replaces raw (contract §11)
         body.stdout = OutputField(raw=text if keep_raw else "", parsed=shaped.parsed)
         body.omissions.extend(shaped.omissions)
         body.warnings = id_warnings + shaped.warnings

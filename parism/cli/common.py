@@ -1,4 +1,4 @@
-"""What the subcommands share: the ``-- CMD ARGS`` operand, JSON layout, exit statuses (decision 9)."""
+"""What the subcommands share: the ``-- CMD ARGS`` operand, JSON layout, exit statuses (spec decision 9)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def emit(model: WireModel) -> None:
 
 
 def exit_status(ok: bool, failure: Failure | None) -> int:
-    """0 when ok, 2 when the configuration is unusable (decision 12), 1 for any other failure."""
+    """0 when ok, 2 when the configuration is unusable (spec decision 12), 1 for any other failure."""
     if failure is not None and failure.kind == "config" and failure.reason == "invalid_config":
         return EXIT_USAGE
     return EXIT_OK if ok else EXIT_NOT_OK

@@ -1,7 +1,7 @@
 """``parism config``: every effective setting and the layer it came from.
 
 Text by default (``key = value  # origin``, one per line, sorted); ``--json`` for tools.  A bad
-configuration prints each problem naming the file and the key, and exits 2 (decision 12).
+configuration prints each problem naming the file and the key, and exits 2 (spec decision 12).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def approx_tokens(text: str) -> int:
-    """``parism/approx`` 1.0.0 (§12.1): a run of ``[A-Za-z0-9_]`` costs ceil(len/4), any other
+    """``parism/approx`` 1.0.0 (contract §12.1): a run of ``[A-Za-z0-9_]`` costs ceil(len/4), any other
     non-whitespace character 1, whitespace 0."""
     return sum(math.ceil(len(m) / 4) for m in _WORD.findall(text))  # a lone other char: len 1
 

@@ -1,6 +1,6 @@
 """The parser-author workflow (contract §18): ``capture``, ``init-parser``, ``test``, ``add``.
 
-``capture`` runs through the same guard, sandbox and redaction as ``run`` and writes a §19.1
+``capture`` runs through the same guard, sandbox and redaction as ``run`` and writes a contract §19.1
 manifest with a ``redactions`` log; ``init-parser`` scaffolds a pack whose own fixture passes
 ``parism test``; ``test`` replays fixtures offline in the pack's isolated worker; ``add`` checks a
 pack in its worker (its name is read there), copies it to ``~/.parism/parsers/<name>`` — a running

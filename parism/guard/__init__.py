@@ -4,7 +4,7 @@ Seed order, first failing step wins (the step is observable in ``reason``):
 
 0. size — ``arg_not_allowed`` (``guard.max_args``, ``guard.max_arg_bytes``, 131,072 bytes per
    argument): refused before anything else reads the argv, never a late ``E2BIG``
-1. allowlist — ``command_not_allowed`` (not listed, or no policy: deny by default, decision 4)
+1. allowlist — ``command_not_allowed`` (not listed, or no policy: deny by default, spec decision 4)
 2. paths — ``path_not_allowed`` (cwd, and every value the policy types as a path)
 3. injection — ``injection_pattern`` (``block_patterns`` on every value not typed ``data``;
    NUL and newline)

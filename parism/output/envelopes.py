@@ -1,6 +1,6 @@
 """Envelope builders: the few fixed shapes of contract §5 and §7, in one place.
 
-The engine decides *which* shape applies; this module only spells them, so the golden §5.4
+The engine decides *which* shape applies; this module only spells them, so the golden contract §5.4
 envelope and the "no process ran" envelopes cannot drift between ``run``, ``run_paged`` and
 the failure paths. ``exitCode`` is ``-1`` whenever no process ran (guard block, spawn failure,
 sandbox unavailable, configuration or request error) — the shared model keeps it an int.
@@ -36,7 +36,7 @@ def informative_exit(cmd: str, code: int | None) -> str | None:
 
 def no_process(cmd: str, args: list[str], cwd: str, failure: Failure, *,
                stderr: str | None = None, guard: bool = False) -> Envelope:
-    """Nothing ran. For a guard block this is exactly the §5.4 envelope (``guard_error`` too)."""
+    """Nothing ran. For a guard block this is exactly the contract §5.4 envelope (``guard_error`` too)."""
     return Envelope(
         ok=False, exitCode=NO_PROCESS, cmd=cmd, args=args, cwd=cwd, duration_ms=0,
         stdout=OutputField(raw=""), stderr=OutputField(raw=failure.message if stderr is None else stderr),

@@ -1,4 +1,4 @@
-"""``run_paged`` (§4.1, §14): pages of lines from *one* execution, cached for 30 s.
+"""``run_paged`` (contract §4.1, contract §14): pages of lines from *one* execution, cached for 30 s.
 
 v1 re-ran the command for every page, so page 2 could come from a different run than page 1.
 Here the first successful execution of the same (cmd, args, cwd, policy hash) is kept for

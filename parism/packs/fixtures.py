@@ -1,4 +1,4 @@
-"""Fixture manifests (contract §19.1) and their offline replay (§19.3).
+"""Fixture manifests (contract §19.1) and their offline replay (contract §19.3).
 
 A manifest is one JSON file: ``manifest_version`` 1, ``id``, ``captured_at``, ``tool {command,
 args, args_redacted?}``, ``exit {code, signal?}``, ``stdout``, ``stderr``, ``content_hash``,

@@ -39,7 +39,7 @@ def with_rows(parsed: Any, key: str, rows: list[Any]) -> Any:
 
 
 def row_key(parsed: Any, preferred: str | None) -> str | None:
-    """The array a budget pages: the projected or declared one, else the first (§12.2 step 1)."""
+    """The array a budget pages: the projected or declared one, else the first (contract §12.2 step 1)."""
     if isinstance(parsed, list):
         return ""
     if rows_at(parsed, preferred) is not None:

@@ -1,4 +1,4 @@
-"""The child's environment: an allowlist, minus secret-looking names, plus forced settings (§8.7).
+"""The child's environment: an allowlist, minus secret-looking names, plus forced settings (contract §8.7).
 
 Why an allowlist first: a deny-list alone passes ``OPENAI_API_KEY``, ``DATABASE_URL`` or
 ``SSH_AUTH_SOCK`` (verified weak points of v1). The deny patterns (upper-cased substring match)

@@ -1,4 +1,4 @@
-"""``includeDiff`` (§3.4): what changed in ``cwd`` while the command ran — bounded.
+"""``includeDiff`` (contract §3.4): what changed in ``cwd`` while the command ran — bounded.
 
 v1 walked with ``stat`` (following symlinks) and without any bound. Here the walk uses
 ``lstat`` semantics (``os.scandir`` with ``follow_symlinks=False``), stops at depth 2 and at

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("parism.server")
 M = TypeVar("M", bound=WireModel)
 
-#: Exec reasons that mean "the command did not run to completion" (decision 11).
+#: Exec reasons that mean "the command did not run to completion" (spec decision 11).
 _TOOL_ERROR_EXEC_REASONS = frozenset({"spawn_failed", "timeout", "output_limit", "sandbox_unavailable",
                                        "sandbox_unsupported"})
 
@@ -65,7 +65,7 @@ READ_ONLY = ToolAnnotations(
 
 
 def is_tool_error(failure: Failure | None) -> bool:
-    """Decision 11: only refusals and runs that could not complete are MCP tool errors."""
+    """Spec decision 11: only refusals and runs that could not complete are MCP tool errors."""
     if failure is None:
         return False
     if failure.kind in ("guard", "config"):

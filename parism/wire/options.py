@@ -110,7 +110,7 @@ class RunOptions(CallOptions):
         return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))
 
     def adaptive_allowed(self) -> bool:
-        """§6.4: evidence and budget turn the adaptive compact form off (pointers must resolve)."""
+        """contract §6.4: evidence and budget turn the adaptive compact form off (pointers must resolve)."""
         return self.budget is None and self.evidence == "none"
 
     def query(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Why stronger than output redaction: a fixture leaves the machine (a bug report, a pull request),
 so besides secrets it must not reveal who and where — the home directory, the user name and the
-host name — nor the values of secret-looking arguments. Rules follow §19.2: every rule matches
+host name — nor the values of secret-looking arguments. Rules follow contract §19.2: every rule matches
 the *original* text, where matches overlap the earlier rule wins, replacements are applied in
 one pass, and each rule's hits are tallied in ``redactions`` (the fixture's record of what
 masking changed). The author CLI (``parism capture``) builds its manifest from the result.

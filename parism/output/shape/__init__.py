@@ -1,4 +1,4 @@
-"""Shaping: the last step between a parsed value and the envelope (formats §6, ``max_items``).
+"""Shaping: the last step between a parsed value and the envelope (the formats of contract §6, ``max_items``).
 
 ``shape`` is one pure function so the engine only orchestrates: it cuts rows (``max_items``),
 decides the format (explicit or adaptive) and compacts. Losses come back as ``omission``

@@ -1,4 +1,4 @@
-"""Adaptive format (§6.4, [rec]): bigger outputs get *more* compression, never less.
+"""Adaptive format (contract §6.4, [rec]): bigger outputs get *more* compression, never less.
 
 Only applies when the caller did not choose a format. Thresholds are made monotonic
 (``compact ≤ json_no_raw``): from ``compact`` rows on the result is compacted; from

@@ -25,7 +25,7 @@ from parism.wire.options import Budget
 from parism.output.shape.project import refusal
 from parism.output.shape.tokens import SCOPE, TOKENIZERS
 
-#: Below this no envelope with a row fits reliably (§3.3): refused before the command runs.
+#: Below this no envelope with a row fits reliably (contract §3.3): refused before the command runs.
 MINIMUM_ENVELOPE_TOKENS = 1200
 
 M = TypeVar("M", bound=WireModel)

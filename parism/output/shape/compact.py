@@ -1,4 +1,4 @@
-"""``compact`` format (§6.3): fold arrays of objects into ``{schema, rows}`` — losslessly.
+"""``compact`` format (contract §6.3): fold arrays of objects into ``{schema, rows}`` — losslessly.
 
 v1 lost data (first-row schema, ``|``-joined nested arrays, crash on ``null``). This version is
 a total function: the schema is the union of the row keys in first-seen order; a key a row lacks

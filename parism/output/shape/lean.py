@@ -21,7 +21,7 @@ the answer of the parsers listed in :data:`DERIVED` under the raw text:
    column some rows lack never has a default (a null there is an absent field).
    :func:`expand` restores the rows.
 
-Parsers not listed keep the adaptive behaviour (§6.4).
+Parsers not listed keep the adaptive behaviour (contract §6.4).
 """
 
 from __future__ import annotations

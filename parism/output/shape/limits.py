@@ -1,4 +1,4 @@
-"""``max_items`` (§5.5): cut long row arrays so one call cannot flood the agent's context.
+"""``max_items`` (contract §5.5): cut long row arrays so one call cannot flood the agent's context.
 
 The cut keeps the first rows, adds ``_summary = {total, shown, truncated: true}`` (plus
 ``truncated_arrays`` naming other arrays that were cut) and returns an ``omission`` so the loss

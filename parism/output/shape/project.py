@@ -36,7 +36,7 @@ class Projected:
 
 
 def projection_omission(res: Projected) -> list[Omission]:
-    """The rows the call's own where/limit (or ``max_items``) left out, counted (§12.2 step 7)."""
+    """The rows the call's own where/limit (or ``max_items``) left out, counted (contract §12.2 step 7)."""
     shown = len(res.rows)
     if shown == res.total:
         return []
@@ -168,7 +168,7 @@ def project(parsed: Any, opts: RunOptions, rows_key: str | None, row_fields: Seq
 
 
 def _check_known(opts: RunOptions, rows: list[Any], row_fields: Sequence[str]) -> Failure | None:
-    """Known fields = the declared row fields ∪ keys present in any row (§11)."""
+    """Known fields = the declared row fields ∪ keys present in any row (contract §11)."""
     if not fields_of(opts):
         return None
     if any(not isinstance(r, dict) for r in rows):

@@ -10,7 +10,7 @@ Schemas::
 
 Tables are sliced at the header's column starts (cells such as ``Up 2 hours`` and quoted
 commands contain spaces; an empty PORTS cell stays empty). ``--format '{{json .}}'`` prints JSON
-Lines and ``inspect`` prints JSON: both go straight to ``parsed`` (§22 #37). ``-q`` and other
+Lines and ``inspect`` prints JSON: both go straight to ``parsed`` (contract §22 #37). ``-q`` and other
 ``--format`` templates are out of range (hint: drop them).
 """
 

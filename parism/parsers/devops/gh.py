@@ -9,7 +9,7 @@ Schemas::
                  "labels": [str], "updated_at"}]}
 
 The non-TTY column order is gh's (``pkg/cmd/pr/list``, ``pkg/cmd/issue/list``): the fifth pr
-column is the creation timestamp, not an age (§10.3). Other subcommands get the hint
+column is the creation timestamp, not an age (contract §10.3). Other subcommands get the hint
 ``--json <fields>``.
 """
 

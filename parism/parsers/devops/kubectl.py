@@ -9,7 +9,7 @@ Schemas::
                  "object", "message", ...}]}
 
 Columns are sliced at the header positions, so ``RESTARTS 3 (5m ago)`` (→ restarts 3,
-last_restart "5m ago") and ``-A`` (a NAMESPACE column) no longer shift fields (§22 #36).
+last_restart "5m ago") and ``-A`` (a NAMESPACE column) no longer shift fields (contract §22 #36).
 Leading ``-n ns``/``--context`` before ``get`` are understood. Any other ``get`` — or
 ``-o yaml`` — gets the hint ``-o json``; ``-o json`` output goes straight to ``parsed``.
 """

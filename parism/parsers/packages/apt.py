@@ -10,7 +10,7 @@ Schemas::
                                          "sources": [{"priority": int, "source": str}]}]}]}
     show    {"packages": [{<Field>: <value>, ...}]}      # RFC 822 fields, continuation lines joined
 
-The name and its suites are split at the ``/`` (§22 #47: v1 kept ``name/suite`` as the name);
+The name and its suites are split at the ``/`` (contract §22 #47: v1 kept ``name/suite`` as the name);
 ``now`` in the suite list means installed and is kept in ``suites``. Plain ``apt list`` lines
 without a ``[status]`` are read too. ``Listing...``/``Sorting...``/``Full Text Search...`` (and
 their Korean forms) are noise.

@@ -7,7 +7,7 @@ Schemas::
                       "duplicate"?: true, "kind"?: "build"|"dev"}
     version  {"version": str, "commit"?: str, "date"?: str}
 
-``(proc-macro)`` and ``(*)`` (already shown above) are flags, never a path (§22 #48); the
+``(proc-macro)`` and ``(*)`` (already shown above) are flags, never a path (contract §22 #48); the
 version drops the printed ``v``. ``[build-dependencies]``/``[dev-dependencies]`` headers set
 ``kind`` for the rows under them. Unicode and ``--charset ascii`` trees read the same.
 """

@@ -8,7 +8,7 @@ Schemas::
                                  "missing_optional"|"overridden", "detail"?: str, "link"?: str}]}
     outdated  {"packages": [{"name", "current", "wanted", "latest", "location"?, "depended_by"?}]}
 
-Parent rows (``├─┬ a@1.0.0``) are kept (§22 #30); status words (``deduped``, ``extraneous``,
+Parent rows (``├─┬ a@1.0.0``) are kept (contract §22 #30); status words (``deduped``, ``extraneous``,
 ``invalid: …``, ``UNMET DEPENDENCY``) are fields, never part of the name; ASCII trees printed
 under a C locale read the same as Unicode ones. Depth 1 = a direct dependency.
 """

@@ -12,7 +12,7 @@ Schema::
 ``date``/``time`` keep the printed text; ``modified_at`` (ISO, local time) is added only when
 the date layout is unambiguous: ``MM/DD/YYYY`` with an AM/PM clock (en-US), ``DD.MM.YYYY``
 (dots: European), ``YYYY-MM-DD``. Bare ``/B`` listings carry names only: the output does not
-say which are directories, so no type is invented (§22 #51).
+say which are directories, so no type is invented (contract §22 #51).
 """
 
 from __future__ import annotations

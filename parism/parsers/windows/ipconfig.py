@@ -11,7 +11,7 @@ Schema::
                    "other": {label: str|[str]}}]}
 
 Every address keeps all its values (several IPv6 addresses, IPv6 and IPv4 default gateways on
-continuation lines — §22 #51); status suffixes such as ``(Preferred)`` are dropped from the
+continuation lines — contract §22 #51); status suffixes such as ``(Preferred)`` are dropped from the
 address. Labels other than the English ones land in ``other`` unchanged.
 """
 

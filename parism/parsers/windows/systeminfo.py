@@ -2,7 +2,7 @@
 
 Schema: every label becomes a snake_case key with its text value (``host_name``, ``os_name``,
 ``os_version``, ``os_build_type`` … — the ``OS Build Type`` label is its own key, never confused
-with ``OS Version``'s build, §22 #51), plus typed extras::
+with ``OS Version``'s build, contract §22 #51), plus typed extras::
 
     {"hostname": str, "total_memory_mb": int, "available_memory_mb": int,
      "processors": [str], "hotfixes": [str], "network_cards": [{"name", "connection_name"?,

@@ -9,7 +9,7 @@ Schema::
 Every column the output has becomes a snake_case key (``/V``, ``/SVC``, ``/M`` add columns);
 the five standard English headers get the stable names above. Table columns come from the
 ``=====`` separator line (the header words themselves are not aligned), CSV is read with the
-csv module (quoted commas stay inside their field, §10.3).
+csv module (quoted commas stay inside their field, contract §10.3).
 """
 
 from __future__ import annotations

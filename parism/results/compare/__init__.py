@@ -26,7 +26,7 @@ _IDENTITY = (("context", "different user context"), ("schema_version", "differen
 
 
 def verdict(base: dict[str, Any], cur: dict[str, Any], strict: bool) -> tuple[str, list[str], list[str]]:
-    """(compatibility, reasons, ignored) from two fingerprints (§15.2)."""
+    """(compatibility, reasons, ignored) from two fingerprints (contract §15.2)."""
     for key, what in _SUBJECT:
         if base.get(key) != cur.get(key):
             shown = f": {base.get(key)!r} vs {cur.get(key)!r}" if key in ("cmd", "parser_id", "cwd_real") else \

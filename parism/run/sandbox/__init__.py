@@ -323,7 +323,7 @@ def egress_refusals(launcher: Any) -> list[str]:
 
 def network_hint(cmd: str, network_allowed: bool, exit_code: int | None, stderr: str,
                  refused: list[str] | None = None) -> str | None:
-    """Decision 13: a failure that looks like a denied network gets a hint naming the policy;
+    """Spec decision 13: a failure that looks like a denied network gets a hint naming the policy;
     one after the egress proxy refused a destination names that refusal."""
     if refused and exit_code:
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""

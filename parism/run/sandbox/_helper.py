@@ -58,7 +58,7 @@ LIMITS = {
 }
 
 # seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()
-# to a Unix socket inside an allowed path (notes §2.6); without this filter a socket in the
+# to a Unix socket inside an allowed path (sandbox-notes §2.6); without this filter a socket in the
 # project (a dev server, an agent) would be reachable. Other ABIs (x32, int 0x80) are refused,
 # and io_uring_setup too (IORING_OP_SOCKET would create sockets past the filter).
 # Mode "2" (host_net: ss, netstat read the host's sockets but may not connect): every socket

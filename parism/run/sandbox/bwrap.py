@@ -112,7 +112,7 @@ def _parents(plan: Plan, path: str) -> list[str]:
 
 
 def _proc(plan: Plan) -> list[str]:
-    # never a bound outer /proc together with a pid namespace (procps aborts, notes §2.5)
+    # never a bound outer /proc together with a pid namespace (procps aborts, sandbox-notes §2.5)
     return ["--proc", "/proc"] if plan.pid_namespace else ["--ro-bind", "/proc", "/proc"]
 
 
@@ -152,7 +152,7 @@ def _host_root_masks(plan: Plan) -> tuple[str, ...]:
 
 def _workspace(plan: Plan, fds: Mapping[str, int]) -> list[str]:
     """The working directory; in build it is writable but every .git stays read-only as a whole
-    (a mount point cannot be renamed, so ``mv .git`` fails too — notes §2.4)."""
+    (a mount point cannot be renamed, so ``mv .git`` fails too — sandbox-notes §2.4)."""
     if not plan.writable:
         return _bind(plan.cwd, fds, read_only=True)
     out = _bind(plan.cwd, fds, read_only=False)

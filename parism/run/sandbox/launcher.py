@@ -7,7 +7,7 @@ call pays. The cold path is the same two steps back to back, so pooled and cold 
 cannot differ.
 
 bwrap is spawned with a scrubbed environment (its PID-1 reaper keeps bwrap's own env, readable
-from /proc/1/environ inside — notes §2.1), in its own session, with only the protocol pipes
+from /proc/1/environ inside — sandbox-notes §2.1), in its own session, with only the protocol pipes
 inherited, and — when the identity rule says so — already switched to the unprivileged uid.
 Pipe layout (see _helper.py): bwrap's stdout is /dev/null, its stderr is the status pipe; the
 command's stdout/stderr are extra fds that only the helper hands on.
