@@ -113,11 +113,12 @@ def _examples(parser: Parser) -> list[list[str]]:
     return seen
 
 
-def _alternatives(cmd: str, os_name: str, allowed: Allowed) -> list[dict[str, Any]]:
+def _alternatives(cmd: str, os_name: str, allowed: Allowed,
+                  packs: registry.PackParsers | None = None) -> list[dict[str, Any]]:
     out = []
     for sample in ALTERNATIVE_SAMPLES.get(cmd, []):
         try:
-            outcome = registry.parse(cmd, sample, "", os_name)
+            outcome = registry.parse(cmd, sample, "", os_name, packs=packs)
         except Exception:  # noqa: BLE001
             continue
         err = outcome.parse_error
@@ -135,7 +136,7 @@ _SHED: tuple[tuple[str, str], ...] = (
 
 
 def describe_command(cmd: str, cfg: Any, os_name: str, allowed: Allowed,
-                     stats: CallStats | None = None) -> DescribeResult:
+                     stats: CallStats | None = None, packs: registry.PackParsers | None = None) -> DescribeResult:
     """One command's rules.  A command the profile or a parser knows is described even when it
     is not allowed (with the refusal in ``failure``): an agent learns what enabling it would
     give; then ``examples`` and ``alternatives`` are those the command's own policy admits."""
@@ -154,7 +155,7 @@ def describe_command(cmd: str, cfg: Any, os_name: str, allowed: Allowed,
     result = DescribeResult(
         version=version, cmd=cmd, profile=cfg.profile.name, policy=policy_summary(cmd, cfg),
         parser=parser_summary(parser, _guard_flags(cfg, cmd)) if parser else None,
-        alternatives=_alternatives(cmd, os_name, admits) if parser else [],
+        alternatives=_alternatives(cmd, os_name, admits, packs) if parser else [],
         examples=[e for e in _examples(parser) if admits(cmd, e)][:MAX_EXAMPLES] if parser else [],
         stats=stats.of(cmd) if stats is not None else None,
         failure=refusal,
@@ -199,13 +200,16 @@ class CallStats:
 
 def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any,
                   env: dict[str, Any], errors: list[str], stats: CallStats | None = None,
-                  packs: list[dict[str, Any]] | None = None) -> DescribeResult:
-    """The environment: what may run, with which limits, under which confinement."""
+                  packs: list[dict[str, Any]] | None = None,
+                  pack_parsers: registry.PackParsers | None = None) -> DescribeResult:
+    """The environment: what may run, with which limits, under which confinement. ``packs``:
+    the engine's packs as ``describe`` lists them; ``pack_parsers``: the same table, whose names
+    join the built-in parsers in ``available_parsers``."""
     guard = cfg.settings.guard
     return DescribeResult(
         version=_version(), profile=cfg.profile.name,
         allowed_commands=list(guard.allowed_commands),
-        available_parsers=registry.available(), packs=packs or [],
+        available_parsers=registry.available(pack_parsers), packs=packs or [],
         guard_summary={
             "block_patterns": list(guard.block_patterns), "allowed_paths": guard.allowed_paths or [],
             "timeout_ms": guard.timeout_ms, "max_output_bytes": guard.max_output_bytes,

@@ -122,14 +122,13 @@ class Engine:
         self.pages = PageCache()
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
-        self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os)
+        self.packs = PackTable(cfg, frozenset(registry.catalog()))  # this engine's own parser packs
+        self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os, self.packs)
         self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
         self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
-        self.packs = PackTable(cfg, frozenset(registry.catalog()))
-        registry.set_external(self.packs)  # the process's parser packs: the last engine built
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -151,8 +150,8 @@ class Engine:
             return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
                                  regex=self.redactor.report(), errors=self.errors,
                                  env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped},
-                                 stats=self.stats, packs=self.packs.describe())
-        return describe_command(cmd, self.cfg, self.os, self._passes, self.stats)
+                                 stats=self.stats, packs=self.packs.describe(), pack_parsers=self.packs)
+        return describe_command(cmd, self.cfg, self.os, self._passes, self.stats, self.packs)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
         req = Request("dry_run", cmd, list(args or []), cwd)

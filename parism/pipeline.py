@@ -75,11 +75,12 @@ def failed_silently(cmd: str, cap: Capture, stdout: str) -> bool:
     return failed and not (informative_exit(cmd, cap.exit_code) is not None and cap.signal is None)
 
 
-def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool) -> registry.ParseOutcome:
-    """``registry.parse``, with a broken parser *module* (import error) reported like a parser
-    exception instead of failing the call."""
+def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool,
+               packs: registry.PackParsers | None = None) -> registry.ParseOutcome:
+    """``registry.parse`` (with the engine's own parser packs), with a broken parser *module*
+    (import error) reported like a parser exception instead of failing the call."""
     try:
-        return registry.parse(cmd, args, text, os_name, strict_schemas=strict)
+        return registry.parse(cmd, args, text, os_name, strict_schemas=strict, packs=packs)
     except Exception as exc:  # noqa: BLE001 — any parser-side fault is data for the envelope
         return registry.ParseOutcome(parse_error=ParseError(
             reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
@@ -123,8 +124,10 @@ class Ran:
 
 
 class Finisher:
-    def __init__(self, cfg: Any, redactor: Any, sandbox: Any, os_name: str) -> None:
+    def __init__(self, cfg: Any, redactor: Any, sandbox: Any, os_name: str,
+                 packs: registry.PackParsers | None = None) -> None:
         self.cfg = cfg
+        self.packs = packs  # the engine's parser packs, consulted before the built-ins
         self.redactor = redactor
         self.sandbox = sandbox
         self.os = os_name
@@ -285,7 +288,7 @@ class Finisher:
         if not parse_it:
             return body
         outcome = safe_parse(req.cmd, req.args, text, os_name or self.os,
-                             self.cfg.settings.parsers.strict_schemas)
+                             self.cfg.settings.parsers.strict_schemas, self.packs)
         body.outcome = outcome
         if outcome.not_found:
             body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",

@@ -20,11 +20,11 @@ import gc
 import importlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from parism.wire.envelope import Hint, ParseError
 from parism.parsers import strict
@@ -57,25 +57,25 @@ def get_parser(cmd: str) -> Parser | None:
     return importlib.import_module(path).PARSER
 
 
-#: The running engine's parser packs (``parism.packs.table.PackTable``), or None: consulted
-#: before the built-ins (it only answers for names the configuration lets a pack take).
-_external: Any = None
+class PackParsers(Protocol):
+    """One engine's parser packs (``parism.packs.table.PackTable``): consulted before the
+    built-ins, and only for names the engine's configuration lets a pack take. Each engine passes
+    its own, so two engines with two configurations in one process never share packs."""
+
+    def parser_for(self, cmd: str) -> Parser | None: ...
+
+    def names(self) -> Iterable[str]: ...
 
 
-def set_external(table: Any) -> None:
-    global _external
-    _external = table
-
-
-def lookup(cmd: str) -> Parser | None:
-    ext = _external.parser_for(cmd) if _external is not None else None
+def lookup(cmd: str, packs: PackParsers | None = None) -> Parser | None:
+    ext = packs.parser_for(cmd) if packs is not None else None
     return ext if ext is not None else get_parser(cmd)
 
 
-def available() -> list[str]:
+def available(packs: PackParsers | None = None) -> list[str]:
     names = set(catalog())
-    if _external is not None:
-        names.update(_external.names())
+    if packs is not None:
+        names.update(packs.names())
     return sorted(names)
 
 
@@ -197,8 +197,9 @@ def parser_for(cmd: str, args: list[str], os: str) -> Parser | None:
 
 
 def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool = False,
-          now_year: int | None = None) -> ParseOutcome:
-    root = lookup(cmd)
+          now_year: int | None = None, packs: PackParsers | None = None) -> ParseOutcome:
+    """``packs``: the calling engine's parser packs (None: the built-in parsers only)."""
+    root = lookup(cmd, packs)
     if root is None:
         js = native_json(text)
         if js is not None:

@@ -17,7 +17,6 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from parism.engine import create_engine
-from parism.parsers import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,8 +99,6 @@ def test_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: str, s
     work = setup(tmp_path, schema, strict)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(work)
-    # the engine makes its packs the process's (registry.set_external): give the old ones back
-    monkeypatch.setattr(registry, "_external", registry._external)
     engine = create_engine(str(tmp_path / "c.toml"))
     try:
         envelope = engine.run("rev", ["in.txt"], cwd=str(work), format="json")
