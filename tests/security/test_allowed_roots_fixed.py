@@ -169,3 +169,38 @@ def test_root_masked_needs_a_tree_that_was_root_s_private_one_at_start(base: Pat
     later = _engine(base, [tree])  # the armed trap: judged now, root_masked reads it as uid 0
     ok, _, text = _run(later, ["secret"], tree)
     assert ok and SECRET in text, text
+
+
+def test_the_sandbox_never_binds_a_root_that_is_another_inode_now(base: Path) -> None:
+    """The second wall, with the guard bypassed (sh): a root recreated after start is not in
+    the sandbox's view, and one recreated between a plan and its sandbox's start is not bound
+    (``Plan.ro_ids``); the same plan without the start identities does bind the new one."""
+    import dataclasses
+
+    from parism.run.sandbox import Sandbox
+    from parism.run.sandbox.launcher import close_all, pin_sources
+    from tests.security.sandbox.helpers import SH, decision, make_spec, run, settings
+
+    proj = _dir(base / "proj")
+    shared = _dir(base / "shared")
+    _file(shared / "f.txt", "FIRST")
+    sb = Sandbox(settings(), [str(proj), str(shared)], str(proj), pool_size=0)
+    assert run(sb, [SH, "-c", f"cat {shared}/f.txt"], str(proj)).out == "FIRST\n"
+
+    plan = sb.plan(decision(), make_spec([SH], str(proj)))
+    assert str(shared) in plan.ro_paths
+    shutil.rmtree(shared)
+    _dir(shared)
+    _file(shared / "f.txt", SECRET)
+    fds = pin_sources(plan)
+    try:
+        assert fds[str(shared)] == -1
+    finally:
+        close_all(fds)
+    fds = pin_sources(dataclasses.replace(plan, ro_ids=()))  # the armed trap: bound by name, the new inode
+    try:
+        assert fds[str(shared)] >= 0 and os.fstat(fds[str(shared)]).st_ino == os.stat(shared).st_ino
+    finally:
+        close_all(fds)
+    r = run(sb, [SH, "-c", f"cat {shared}/f.txt"], str(proj))
+    assert SECRET not in r.out and r.cap.exit_code != 0, (r.out, r.err)
