@@ -69,7 +69,7 @@ class PackFailure(Exception):
 
 def _python_roots() -> list[str]:
     roots = {sys.base_prefix, sys.prefix, ROOT, *site.getsitepackages()}
-    return sorted(os.path.realpath(r) for r in roots if os.path.isdir(r))
+    return sorted(r for r in roots if os.path.isdir(r))
 
 
 @dataclass(frozen=True)
@@ -198,14 +198,16 @@ def worker_argv(pack_dir: str, limits: Limits, setup: Setup | None = None) -> li
 
 def open_setup(pack_dir: str, who: Identity) -> Setup:
     """Open what one worker start binds: the interpreter's trees and the pack (each once, by
-    descriptor, without following a symlink at the end: the bind is the directory that was
-    opened — bwrap checks the inode it mounted against the descriptor), the sealed seccomp
+    descriptor — the bind is the directory that was opened: bwrap checks the inode it mounted
+    against the descriptor; the pack's real path without following a symlink), the sealed seccomp
     program and, for a root server, the identity-map handshake."""
     setup = Setup(who)
     fds: list[tuple[str, int]] = []
+    flags = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
     try:
-        for path in dict.fromkeys([*(r for r in _python_roots() if not r.startswith("/usr/")), pack_dir]):
-            fds.append((path, os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)))
+        for path in dict.fromkeys(r for r in _python_roots() if not r.startswith("/usr/")):
+            fds.append((path, os.open(path, flags)))  # the operator's trees, bound where they are named
+        fds.append((pack_dir, os.open(pack_dir, flags | os.O_NOFOLLOW)))  # a real path: no symlink
         setup.binds = tuple(fds)
         setup.seccomp_fd = _sealed_memfd("parism-pack-seccomp", seccomp.program())
         setup.handshake = MapHandshake() if who.full_map else None
@@ -275,6 +277,8 @@ class Worker:
         if sandboxed:
             who = worker_identity()
             why = readable_problem(self.pack_dir, who)
+            if who.full_map and not os.path.exists(SETPRIV):
+                why = f"{SETPRIV} (util-linux) is needed to switch a root server's pack worker to uid {who.uid}"
             if why:
                 raise PackFailure("pack_invalid", f"the pack cannot be loaded unprivileged: {why}")
             try:
