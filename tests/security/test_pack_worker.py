@@ -104,6 +104,11 @@ def attempt(act, forked=False):
         finally:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+    if kind == "socket":
+        fd = libc.socket(act["family"], 1 if act["family"] in (1, 2, 40) else 3, 0)  # stream, or raw (netlink)
+        if fd >= 0:
+            os.close(fd)
+        return res(fd)
     if kind == "keyctl":  # KEYCTL_GET_KEYRING_ID of the session keyring, creating it
         return res(libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(1)))
     if kind == "proc_writable":  # /proc/self entries opened for writing past their mode bits
@@ -236,6 +241,20 @@ def test_no_new_namespaces_ptrace_or_keyring(tmp_path: Path) -> None:
     assert old == ["ok"] * 4, old  # the armed trap: every one of them works in the old worker
     new = run_new(pack, actions)
     assert new == ["EPERM"] * 4, new
+
+
+def test_no_socket_of_any_family(tmp_path: Path) -> None:
+    """AF_UNIX, AF_INET, AF_NETLINK and AF_VSOCK (which a network namespace does not confine:
+    it reaches the hypervisor) — a pack needs none."""
+    pack = make_pack(tmp_path / "packs")
+    families = {"AF_UNIX": 1, "AF_INET": 2, "AF_NETLINK": 16, "AF_VSOCK": 40}
+    actions = [{"do": "socket", "family": f} for f in families.values()]
+    old = dict(zip(families, run_old(old_worker_argv(str(pack), Limits(), worker_mod.ROOT), actions)))
+    assert old["AF_UNIX"] == old["AF_INET"] == old["AF_NETLINK"] == "ok", old  # the armed trap
+    new = dict(zip(families, run_new(pack, actions)))
+    assert set(new.values()) == {"EAFNOSUPPORT"}, new
+    if old["AF_VSOCK"] != "ok":  # this kernel has no vsock: the refusal above is not the filter's alone
+        pytest.skip(f"AF_VSOCK is {old['AF_VSOCK']} here without the filter too (the other families were checked)")
 
 
 @pytest.mark.skipif(not ROOT_UID, reason=NOT_ROOT)
