@@ -109,6 +109,22 @@ def attempt(act, forked=False):
         if fd >= 0:
             os.close(fd)
         return res(fd)
+    if kind == "fill":  # write act["mib"] MiB to /tmp, 1 MiB at a time
+        chunk, done = b"x" * (1 << 20), 0
+        try:
+            with open("/tmp/fill", "wb") as f:
+                for _ in range(act["mib"]):
+                    f.write(chunk)
+                    f.flush()
+                    done += 1
+            return "ok"
+        except OSError as exc:
+            return errno.errorcode.get(exc.errno, "E?") + ":%d" % done
+        finally:
+            try:
+                os.unlink("/tmp/fill")
+            except OSError:
+                pass
     if kind == "keyctl":  # KEYCTL_GET_KEYRING_ID of the session keyring, creating it
         return res(libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(0), ctypes.c_long(-3), ctypes.c_long(1)))
     if kind == "proc_writable":  # /proc/self entries opened for writing past their mode bits
@@ -241,6 +257,15 @@ def test_no_new_namespaces_ptrace_or_keyring(tmp_path: Path) -> None:
     assert old == ["ok"] * 4, old  # the armed trap: every one of them works in the old worker
     new = run_new(pack, actions)
     assert new == ["EPERM"] * 4, new
+
+
+def test_the_private_tmp_is_bounded(tmp_path: Path) -> None:
+    """/tmp is memory (tmpfs): unbounded in the old worker, 64 MiB now."""
+    pack = make_pack(tmp_path / "packs")
+    actions = [{"do": "fill", "mib": 96}]
+    assert run_old(old_worker_argv(str(pack), Limits(), worker_mod.ROOT), actions) == ["ok"]  # the armed trap
+    (new,) = run_new(pack, actions)
+    assert new.startswith("ENOSPC:") and int(new.split(":")[1]) <= worker_mod.TMP_BYTES >> 20, new
 
 
 def test_no_socket_of_any_family(tmp_path: Path) -> None:
