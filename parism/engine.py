@@ -73,6 +73,7 @@ from parism.pipeline import Finisher, Ran
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
 from parism.run.sandbox import Sandbox
+from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
 
@@ -114,8 +115,11 @@ class PreparedCall:
 class Engine:
     def __init__(self, cfg: LoadedConfig) -> None:
         self.cfg = cfg
+        # the allowed roots, resolved once here and held by descriptor: the guard and the
+        # sandbox use these, never a later resolution of the names (run/sandbox/roots.py)
+        self.roots = pin_roots(cfg.settings.guard.allowed_paths)
         self.redactor = Redactor.from_config(cfg)
-        self.sandbox = Sandbox.from_config(cfg)
+        self.sandbox = Sandbox.from_config(cfg, roots=self.roots)
         self.audit = AuditLog.from_config(cfg)
         self.child_env: ChildEnv = build_child_env(cfg, os.environ)
         self.slots = Slots(cfg.settings.guard.max_concurrency)
@@ -127,7 +131,7 @@ class Engine:
         self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
         self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)
-        self._guard_setup = guard_mod.Setup(cfg)
+        self._guard_setup = guard_mod.Setup(cfg, roots=self.roots)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
 
     # -- public, sync -----------------------------------------------------------------

@@ -25,6 +25,7 @@ from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
 from parism.net.destinations import destinations
 from parism.wire.envelope import Failure
+from parism.run.sandbox.roots import PinnedRoot, pin_roots
 from parism.guard.paths import Roots, is_system_ancestor, looks_like_path, open_dir
 from parism.run.childenv import build_child_env
 from parism.guard.git.configcopy import ConfigCopy, CopyProblem, copies
@@ -66,6 +67,9 @@ class Decision:
     git_configs: tuple[ConfigCopy, ...] = ()
     # git status/diff: gitlink directories git would not enter, shown empty and read-only
     git_sealed: tuple[str, ...] = ()
+    # the working directory as asked for (absolute, lexical): names a changed allowed root
+    # in the refusal when the real one lies elsewhere now
+    requested_cwd: str = ""
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -99,7 +103,9 @@ def _resolve_cwd(decision: Decision, cwd: str | None, cfg: LoadedConfig) -> str:
     """The real path of the working directory, opened once (``paths.open_dir``): its identity
     is recorded in ``decision.opened`` for the sandbox."""
     base = cwd if cwd else cfg.cwd
-    real_cwd, st = open_dir(os.path.join(cfg.cwd, os.path.expanduser(base)))
+    asked = os.path.join(cfg.cwd, os.path.expanduser(base))
+    decision.requested_cwd = os.path.normpath(asked)
+    real_cwd, st = open_dir(asked)
     if st is not None:
         decision.opened[real_cwd] = st
     return real_cwd
@@ -110,7 +116,8 @@ def _path_values(classified: Classified, cwd: str) -> list[Value]:
             if v.kind in PATH_KINDS or (v.kind in CHECKED_IF_PATHLIKE and looks_like_path(v.text, cwd))]
 
 
-def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) -> Decision | None:
+def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig,
+                 pinned: tuple[PinnedRoot, ...]) -> Decision | None:
     cwd = decision.cwd
     if cwd not in decision.opened and not os.path.isdir(cwd):
         return _refuse(decision, "path_not_allowed", f"Working directory '{clip(cwd)}' does not exist")
@@ -122,21 +129,26 @@ def _check_paths(decision: Decision, classified: Classified, cfg: LoadedConfig) 
     allowed = cfg.settings.guard.allowed_paths
     if not allowed:
         return None
-    roots = Roots(allowed, known={cwd: cwd})  # cwd is already the realpath of an existing directory
+    # the roots as pinned at start (cwd is already the realpath of an existing directory)
+    roots = Roots(pinned, known={cwd: cwd})
     if not roots.contains(cwd, "/"):
+        changed = roots.changed_holding(decision.requested_cwd or cwd, "/") or roots.changed_holding(cwd, "/")
         return _refuse(decision, "path_not_allowed",
-                       f"Working directory '{clip(cwd)}' is outside allowed paths. Allowed: {', '.join(allowed)}")
+                       f"Working directory '{clip(cwd)}' is outside allowed paths. Allowed: {', '.join(allowed)}"
+                       + (f" ({clip(changed)})" if changed else ""))
     for value in _path_values(classified, cwd):
         if "\0" in value.text:
             continue  # refused by the injection step
         if not roots.contains(value.text, cwd):
+            changed = roots.changed_holding(value.text, cwd)
             return _refuse(decision, "path_not_allowed",
                            f"Path argument '{clip(value.arg)}' resolves outside allowed paths. "
-                           f"Allowed: {', '.join(allowed)}")
+                           f"Allowed: {', '.join(allowed)}" + (f" ({clip(changed)})" if changed else ""))
     return None
 
 
-def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: LoadedConfig) -> Decision | None:
+def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: LoadedConfig,
+                pinned: tuple[PinnedRoot, ...]) -> Decision | None:
     """The repository git will use (and every submodule it enters) lies inside the allowed
     paths, and everything its configuration names can be switched off."""
     if isinstance(repo, RepoProblem):
@@ -145,7 +157,7 @@ def _check_repo(decision: Decision, repo: Repo | RepoProblem | None, cfg: Loaded
     allowed = cfg.settings.guard.allowed_paths
     if repo is None or not allowed:
         return None
-    roots = Roots(allowed, known={decision.cwd: decision.cwd})
+    roots = Roots(pinned, known={decision.cwd: decision.cwd})
     for where in (repo.git_dir, *repo.repos):
         if not roots.contains(where, "/"):
             return _refuse(decision, "path_not_allowed",
@@ -260,12 +272,17 @@ class Setup:
     Why: the sandbox table of a decision merges the profile's and the settings' sandbox tables
     and the command's limits (pydantic dumps), the same on every call. The engine builds one
     ``Setup`` and passes it to every ``check``; without one, ``check`` builds it for that call.
-    Nothing that depends on the file system is kept here but git's reading of a repository, used
-    only while the files it depends on are unchanged (``guard/git/cache.py``): paths are resolved
+    Nothing that depends on the file system is kept here but the allowed roots, pinned once and
+    used only while unchanged (``run/sandbox/roots.py``), and git's reading of a repository, used only
+    while the files it depends on are unchanged (``guard/git/cache.py``): other paths are resolved
     on every call."""
 
-    def __init__(self, cfg: LoadedConfig, git_runner: Runner | None = None) -> None:
+    def __init__(self, cfg: LoadedConfig, git_runner: Runner | None = None,
+                 roots: tuple[PinnedRoot, ...] | None = None) -> None:
         self.cfg = cfg
+        # the allowed roots as pinned when the engine loaded its configuration (run/sandbox/roots.py),
+        # shared with the sandbox; pinned here for a Setup built without them
+        self.roots = roots if roots is not None else pin_roots(cfg.settings.guard.allowed_paths)
         child_env = build_child_env(cfg, os.environ).env
         self.arg_budget = ArgBudget.from_config(cfg, child_env)
         # how the guard asks git about a repository (the sandbox may supply its own runner)
@@ -328,11 +345,11 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     classified = classify(args, policy)
     decision.tokens = classified.tokens
     decision.subcommand = classified.subcommand
-    if (_check_paths(decision, classified, cfg) or _check_injection(decision, classified, args, cfg)
+    if (_check_paths(decision, classified, cfg, setup.roots) or _check_injection(decision, classified, args, cfg)
             or _check_policy(decision, cmd, classified, cfg)):
         return decision
     repo = _git_repo(decision.cwd, classified, setup) if cmd == "git" else None
-    if _check_repo(decision, repo, cfg):
+    if _check_repo(decision, repo, cfg, setup.roots):
         return decision
     assert not isinstance(repo, RepoProblem)
     if repo is not None and _pin_reading(decision, repo):

@@ -9,6 +9,9 @@ directory still counts).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+
+from parism.run.sandbox.roots import PinnedRoot
 
 # A cwd that is one of these or an ancestor of one would expose the host's system tree when the
 # sandbox binds the working directory last (sandbox-notes §2.1).
@@ -77,17 +80,30 @@ def is_within(path: str, root: str) -> bool:
 
 
 class Roots:
-    """The allowed roots in both forms, computed once per check.
+    """The allowed roots in both forms, for one check.
 
-    ``real`` results are remembered for the duration of this one check only (the cwd, a path
-    argument and a root are often the same directory); a later check resolves again, since a
-    symlink may have changed in between."""
+    Given pinned roots (the engine's, fixed at start), a root is used in the form it had then,
+    and only while it is unchanged (``PinnedRoot.changed``); a changed one is kept in
+    ``changed`` for the refusal's message. Given plain strings (direct callers), they are
+    pinned now. ``real`` results are remembered for the duration of this one check only (the
+    cwd, a path argument and a root are often the same directory); a later check resolves
+    again, since a symlink may have changed in between."""
 
-    def __init__(self, allowed: list[str], known: dict[str, str] | None = None) -> None:
+    def __init__(self, allowed: Sequence[str] | Sequence[PinnedRoot],
+                 known: dict[str, str] | None = None) -> None:
         """``known``: paths this check already resolved (path → its ``real``)."""
         self._resolved: dict[str, str] = dict(known or {})
-        self.lexical = [os.path.normpath(os.path.expanduser(p)) for p in allowed]
-        self.real = [self.resolve(os.path.abspath(p)) for p in self.lexical]
+        pins = [p if isinstance(p, PinnedRoot) else PinnedRoot(p) for p in allowed]
+        self.changed: dict[str, str] = {}
+        self.lexical: list[str] = []
+        self.real: list[str] = []
+        for pin in pins:
+            why = pin.changed()
+            if why is not None:
+                self.changed[pin.given] = why
+                continue
+            self.lexical.append(pin.given)
+            self.real.append(pin.real)
         self._lex_or_real = self.lexical + self.real
 
     def resolve(self, path: str) -> str:
@@ -103,6 +119,14 @@ class Roots:
         lex_ok = any(is_within(lexical, r) for r in self._lex_or_real)
         real_ok = any(is_within(resolved, r) for r in self.real)
         return lex_ok and real_ok
+
+    def changed_holding(self, value: str, cwd: str) -> str | None:
+        """A message naming the changed root that ``value`` lies in (lexically), if any."""
+        lexical = expand(value, cwd)
+        for given, why in self.changed.items():
+            if is_within(lexical, given):
+                return f"allowed path '{given}' is refused: {why}; restart the server to use it again"
+        return None
 
 
 def is_system_ancestor(path: str) -> bool:

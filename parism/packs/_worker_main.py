@@ -4,8 +4,10 @@ Run by :mod:`parism.packs.worker` inside bubblewrap as ``python3 -I _worker_main
 (``ROOT`` holds the ``parism`` package, so ``from parism.packs.types import ParserPack`` works; of the
 rest of Parism only the strict schema check is imported). The protocol stream is a private copy
 of fd 1; fd 1 itself is pointed at stderr, so a pack that prints cannot corrupt the protocol.
-After each call every other process in the worker's pid namespace (a child the pack forked) is
-killed.
+The worker is a child subreaper: after each call every process the pack left (its children, and
+their orphans) is killed and waited for — found in the kernel's list of the worker's own
+children, never by scanning /proc, so in ``"none"`` mode nothing but the pack's processes is
+signalled.
 """
 
 import importlib.util
@@ -60,14 +62,50 @@ def _validate(schema, value):
     return None if err is None else f"/{'/'.join(map(str, err.absolute_path))}: {err.message}"[:400]
 
 
-def _reap_others():
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (1, me):
+PR_SET_CHILD_SUBREAPER = 36
+REAP_ROUNDS = 1000  # a pack forking faster than it is killed cannot keep the worker here
+
+
+def _become_subreaper():
+    """Orphans of what the pack starts (double-forked, setsid) come back to the worker, so its
+    own children are every process the pack left behind."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) refused")
+
+
+def _children():
+    """The worker's own children, from the kernel's list of each of its threads (never a scan
+    of /proc: in "none" mode that is the host's process table)."""
+    me, out = os.getpid(), []
+    for tid in os.listdir(f"/proc/{me}/task"):
+        with open(f"/proc/{me}/task/{tid}/children") as f:
+            out += [int(pid) for pid in f.read().split()]
+    return out
+
+
+def _reap_children():
+    """Kill and wait for every process the pack left: the worker's children, and — as the
+    worker is a subreaper — what they leave orphaned once killed; nothing else is signalled.
+    A child's pid cannot be reused before the worker waits for it."""
+    for _ in range(REAP_ROUNDS):
+        while True:  # what already ended
             try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                return
+        for pid in _children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
                 pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
 
 
 def describe(pack):
@@ -105,7 +143,7 @@ def answer(pack, req):
         return {"ok": False, "reason": "parser_exception",
                 "message": f"{type(exc).__name__}: {exc} (at {os.path.basename(tb.filename)}:{tb.lineno})"[:400]}
     finally:
-        _reap_others()
+        _reap_children()
     if hasattr(value, "model_dump"):
         value = value.model_dump(mode="json", exclude_none=True)
     try:
@@ -122,6 +160,7 @@ def answer(pack, req):
 
 def main():
     root, pack_dir = sys.argv[1], sys.argv[2]
+    os.closerange(3, 1 << 16)  # nothing bwrap or the server passed on reaches the pack
     sys.path.insert(0, root)
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
@@ -132,6 +171,7 @@ def main():
         proto.flush()
 
     try:
+        _become_subreaper()
         pack = _load(pack_dir)
         send({"ok": True, "describe": describe(pack)})
     except BaseException as exc:  # noqa: BLE001 — the loader's error is the pack's status

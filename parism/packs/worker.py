@@ -4,9 +4,13 @@ Isolation (``parsers.external_isolation = "worker"``, the default): the worker r
 bubblewrap with every namespace unshared (no network), a file system holding only the
 interpreter, its standard library and site-packages, the ``parism`` package and the pack's own
 directory (all read-only), a private ``/tmp``, and what ``parsers.external_capabilities`` grants
-(``fs_read`` binds, ``env`` values); ``RLIMIT_AS`` is ``external_memory_limit_mb``. The bwrap
-argv is built in :func:`worker_argv` only. ``"none"`` imports the pack in a plain subprocess
-(trusted packs only; honoured from the global configuration or ``PARISM_*``, never a project).
+(``fs_read`` binds, ``env`` values); ``RLIMIT_AS`` is ``external_memory_limit_mb``. It is
+unprivileged on the host: a root server runs it as ``nobody`` through the identity map and
+``setpriv`` (as the commands' sandbox does), with no capability, ``no_new_privs`` and the seccomp
+program of :mod:`parism.packs.seccomp` (docs/security.md, "Parser packs"). The bwrap argv is
+built in :func:`worker_argv` only. ``"none"`` imports the pack in a plain subprocess of its own
+session (trusted packs only; honoured from the global configuration or ``PARISM_*``, never a
+project).
 
 Every failure that leaves the worker in doubt — a call over ``external_time_limit_ms``, a crash,
 a memory overflow, bytes on the protocol stream that are not one JSON answer — kills the worker
@@ -22,6 +26,7 @@ import os
 import resource
 import select
 import shutil
+import signal
 import site
 import subprocess
 import sys
@@ -31,6 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parism.packs import seccomp
+from parism.run.sandbox.identity import NOBODY, SETPRIV, SWITCH_CAPS, MapHandshake, _allows, primary_gid
+from parism.run.sandbox.launcher import _sealed_memfd
 from parism.run.sandbox.reap import end_bwrap
 
 MAIN = Path(__file__).with_name("_worker_main.py")
@@ -38,6 +46,7 @@ ROOT = str(Path(__file__).resolve().parents[2])  # the directory holding the par
 STARTUP_S = 2.0  # module import limit (contract §17.2)
 BACKOFF_START_S, BACKOFF_MAX_S = 2.0, 30.0
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
+TMP_BYTES = 64 * 1024 * 1024  # the worker's private /tmp
 
 
 @dataclass(frozen=True)
@@ -62,36 +71,158 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if os.path.isdir(r))
 
 
-def worker_argv(pack_dir: str, limits: Limits) -> list[str]:
-    """The whole sandbox of one pack worker, in one readable place."""
+@dataclass(frozen=True)
+class Identity:
+    """Who the worker runs as on the host: ``uid``/``gid``, and whether the server (root)
+    maps the worker's user namespace with the identity map and lets ``setpriv`` switch to them
+    inside (``full_map``), as the commands' sandbox does (``parism/run/sandbox/identity.py``)."""
+
+    uid: int
+    gid: int
+    full_map: bool
+
+
+def worker_identity(euid: int | None = None) -> Identity:
+    """A root server runs its pack workers as ``nobody`` (65534) on the host — bwrap's own
+    ``--uid`` would only rename host root inside its namespace (``uid_map 65534 0 1``); any
+    other server runs them as itself."""
+    euid = os.geteuid() if euid is None else euid
+    if euid == 0:
+        return Identity(NOBODY, primary_gid(NOBODY), True)
+    return Identity(euid, os.getegid(), False)
+
+
+def readable_problem(pack_dir: str, who: Identity) -> str | None:
+    """Why the worker's uid could not load the pack (None: it can). Only the pack directory and
+    its module count: the pack is bound on its own, so its parents need not be searchable."""
+    if not who.full_map:
+        return None  # the server's own uid: it reads what it found
+    for path, want in ((pack_dir, 5), *((m, 4) for m in _module_files(pack_dir))):
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return f"cannot read {path}: {exc.strerror}"
+        if not _allows(st, who.uid, who.gid, want):
+            return (f"{path} is not readable by uid {who.uid}, which runs pack workers "
+                    "(make the pack world-readable: chmod -R o+rX)")
+    return None
+
+
+def _module_files(pack_dir: str) -> list[str]:
+    return [p for p in (os.path.join(pack_dir, n) for n in ("parser.py", "__init__.py")) if os.path.isfile(p)]
+
+
+def _parents(path: str) -> list[str]:
+    """Under the identity map bwrap (root) would create a bind's missing parents as 0700,
+    closed to the worker's uid: they are made 0755 first (see ``run/sandbox/bwrap.py``)."""
+    parts = [p for p in path.split("/") if p][:-1]
+    out: list[str] = []
+    for i in range(1, len(parts) + 1):
+        out += ["--perms", "0755", "--dir", "/" + "/".join(parts[:i])]
+    return out
+
+
+@dataclass
+class Setup:
+    """The descriptors one worker start hands to bwrap: ``binds`` (path → an ``O_PATH``
+    descriptor of it, bound with ``--ro-bind-fd``), the sealed seccomp program, and the
+    identity-map handshake when ``who.full_map``. ``close`` releases the child's ends once
+    bwrap has them."""
+
+    who: Identity
+    binds: tuple[tuple[str, int], ...] = ()
+    seccomp_fd: int = -1
+    handshake: MapHandshake | None = None
+
+    @property
+    def userns_fds(self) -> tuple[int, int] | None:
+        return self.handshake.child_fds if self.handshake else None
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        return (*(fd for _p, fd in self.binds), self.seccomp_fd, *(self.userns_fds or ()))
+
+    def close(self) -> None:
+        for fd in (*(fd for _p, fd in self.binds), self.seccomp_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.binds, self.seccomp_fd = (), -1
+        if self.handshake:
+            self.handshake.close_child_ends()
+
+
+def worker_argv(pack_dir: str, limits: Limits, setup: Setup | None = None) -> list[str]:
+    """The whole sandbox of one pack worker, in one readable place.
+
+    Every namespace is new (no network), no capability survives (``--cap-drop ALL``; under the
+    identity map bwrap keeps only what ``setpriv`` needs to switch to the worker's uid and drop
+    the rest), ``no_new_privs`` is set, the seccomp filter of ``parism/packs/seccomp.py`` is
+    installed before the interpreter runs. The interpreter, its library, the ``parism``
+    package and the pack are bound read-only by descriptor (``setup.binds``)."""
     py = [sys.executable, "-I", "-B", str(MAIN), ROOT, pack_dir]
     if limits.isolation == "none":
         return py
+    if setup is None or setup.seccomp_fd < 0:
+        raise ValueError("a pack worker needs its descriptors (Setup)")
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+    who = setup.who
+    argv = [bwrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try"]
+    if who.full_map:
+        if setup.userns_fds is None:
+            raise ValueError("the identity map needs the handshake fds")
+        argv += ["--info-fd", str(setup.userns_fds[0]), "--userns-block-fd", str(setup.userns_fds[1])]
+    argv += ["--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+    for cap in SWITCH_CAPS if who.full_map else ():
+        argv += ["--cap-add", cap]
     # /tmp first: the interpreter, the checkout, the pack or an fs_read bind may lie below it
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
-            "--ro-bind", "/usr", "/usr", "--tmpfs", "/tmp"]
+    argv += ["--ro-bind", "/usr", "/usr", "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink(f"/{link}"):
             argv += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
-    for root in _python_roots():
-        if not root.startswith("/usr/"):
-            argv += ["--ro-bind", root, root]
-    argv += ["--ro-bind", pack_dir, pack_dir, "--proc", "/proc", "--dev", "/dev",
+    for path, fd in setup.binds:
+        argv += [*(_parents(path) if who.full_map else []), "--ro-bind-fd", str(fd), path]
+    argv += ["--proc", "/proc", "--dev", "/dev",
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LC_ALL", "C.UTF-8",
              "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--chdir", "/tmp"]
     for host, guest in limits.fs_read:
-        argv += ["--ro-bind-try", host, guest]
+        argv += [*(_parents(guest) if who.full_map else []), "--ro-bind-try", host, guest]
     for name, value in limits.env:
         argv += ["--setenv", name, value]
-    return [*argv, "--", *py]
+    argv += ["--add-seccomp-fd", str(setup.seccomp_fd)]
+    switch = ([SETPRIV, f"--reuid={who.uid}", f"--regid={who.gid}", "--clear-groups", "--inh-caps=-all",
+               "--bounding-set=-all", "--no-new-privs", "--"] if who.full_map else [])
+    return [*argv, "--", *switch, *py]
+
+
+def open_setup(pack_dir: str, who: Identity) -> Setup:
+    """Open what one worker start binds: the interpreter's trees and the pack (each once, by
+    descriptor — the bind is the directory that was opened: bwrap checks the inode it mounted
+    against the descriptor; the pack's real path without following a symlink), the sealed seccomp
+    program and, for a root server, the identity-map handshake."""
+    setup = Setup(who)
+    fds: list[tuple[str, int]] = []
+    flags = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        for path in dict.fromkeys(r for r in _python_roots() if not r.startswith("/usr/")):
+            fds.append((path, os.open(path, flags)))  # the operator's trees, bound where they are named
+        fds.append((pack_dir, os.open(pack_dir, flags | os.O_NOFOLLOW)))  # a real path: no symlink
+        setup.binds = tuple(fds)
+        setup.seccomp_fd = _sealed_memfd("parism-pack-seccomp", seccomp.program())
+        setup.handshake = MapHandshake() if who.full_map else None
+    except BaseException:
+        setup.binds = tuple(fds)
+        setup.close()
+        raise
+    return setup
 
 
 class Worker:
     """The process of one pack and its back-off state; calls are serialised by a lock."""
 
     def __init__(self, pack_dir: str, limits: Limits) -> None:
-        self.pack_dir, self.limits = pack_dir, limits
+        # the real path: the worker is given the directory it is bound at
+        self.pack_dir, self.limits = os.path.realpath(pack_dir), limits
         self.proc: subprocess.Popen[bytes] | None = None
         self.describe: dict[str, Any] | None = None
         self.failures = 0
@@ -140,9 +271,34 @@ class Worker:
             if mem:
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
 
-        self.proc = subprocess.Popen(worker_argv(self.pack_dir, self.limits), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit,
-                                     env={} if self.limits.isolation != "none" else _plain_env(self.limits))
+        sandboxed = self.limits.isolation != "none"
+        setup = None
+        if sandboxed:
+            who = worker_identity()
+            why = readable_problem(self.pack_dir, who)
+            if who.full_map and not os.path.exists(SETPRIV):
+                why = f"{SETPRIV} (util-linux) is needed to switch a root server's pack worker to uid {who.uid}"
+            if why:
+                raise PackFailure("pack_invalid", f"the pack cannot be loaded unprivileged: {why}")
+            try:
+                setup = open_setup(self.pack_dir, who)
+            except OSError as exc:
+                raise PackFailure("pack_invalid", f"the pack's worker cannot be set up: {exc}") from None
+        try:
+            # own session: in "none" mode the worker's process group is what _kill ends
+            self.proc = subprocess.Popen(worker_argv(self.pack_dir, self.limits, setup), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit,
+                                         start_new_session=True, pass_fds=setup.pass_fds if setup else (),
+                                         env={} if sandboxed else _plain_env(self.limits))
+        finally:
+            if setup is not None:
+                setup.close()
+        if setup is not None and setup.handshake is not None:
+            try:
+                setup.handshake.complete()
+            except OSError as exc:
+                self._kill()  # never let bwrap go on without the map
+                raise PackFailure("pack_invalid", f"the pack's worker could not be mapped: {exc}") from None
         try:
             first = self._read(time.monotonic() + max(STARTUP_S, self.limits.time_ms / 1000))
         except PackFailure as exc:
@@ -201,6 +357,8 @@ class Worker:
         if self.proc is not None:
             if self.limits.isolation != "none":
                 end_bwrap(self.proc)  # bwrap's child first: each process is reaped by its parent
+            elif _unreaped(self.proc):
+                _kill_group(self.proc.pid)  # the worker's own group, while its pid still holds it
             if self.proc.poll() is None:
                 self.proc.kill()
             self.proc.wait()
@@ -208,6 +366,27 @@ class Worker:
                 if stream is not None:
                     stream.close()
         self.proc = None
+
+
+def _unreaped(proc: subprocess.Popen[bytes]) -> bool:
+    """The worker is running or a zombie not yet waited for (its pid is still its own)."""
+    if proc.returncode is not None:
+        return False
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL the process group the worker leads (it was started in a session of its own).
+    Called only while the worker is not yet reaped: its pid, which is the group's id, cannot
+    have been given to anyone else."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def _plain_env(limits: Limits) -> dict[str, str]:

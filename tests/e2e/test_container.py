@@ -418,3 +418,56 @@ def test_image_size_is_within_target(image: str) -> None:
     size = int(subprocess.run(["docker", "image", "inspect", "-f", "{{.Size}}", image],
                               capture_output=True, text=True, timeout=60, check=True).stdout)
     assert size <= 200_000_000, f"{image} is {size:,} bytes (target ≤ 200,000,000)"
+
+
+#: Run inside the image by the hardened line (entrypoint replaced): the attack pack of
+#: tests/security/test_pack_worker.py, through the image's Worker and through f4aedb0's worker line.
+PACK_SCRIPT = '''
+import inspect, json, os, shutil, site, subprocess, sys
+import psutil
+from parism.packs import worker as worker_mod
+from parism.packs.worker import Limits, Worker
+{old_worker_argv}
+{run_old}
+pack = "/workspace/attack"
+actions = [{{"do": "unshare"}}, {{"do": "setns"}}, {{"do": "ptrace"}}, {{"do": "keyctl"}},
+           {{"do": "remount", "path": pack}}, {{"do": "write", "path": pack + "/trap"}}]
+out = {{"old": run_old(old_worker_argv(pack, Limits(), worker_mod.ROOT), actions)}}
+w = Worker(pack, Limits(time_ms=10000))
+w.start()
+answer = w.call({{"op": "parse", "raw": json.dumps(actions), "args": []}})
+kids = [p for p in psutil.Process(w.proc.pid).children(recursive=True) if p.name() != "bwrap"]
+out["status"] = open("/proc/%d/status" % kids[0].pid).read()
+w.stop()
+out["new"] = answer["value"]["results"]
+print(json.dumps(out))
+'''
+
+
+def test_pack_worker_is_confined_in_the_image(image: str, label: str, workspace: Path) -> None:
+    """The pack worker of the image (uid 10001, the shipped seccomp profile) starts and is
+    confined like on a host: no namespace, ptrace or keyring, its binds stay read-only; the
+    same pack under f4aedb0's worker line, in the same container, could unshare and ptrace
+    (setns and keyctl the container's own profile refuses already)."""
+    import inspect
+
+    from tests.security import test_pack_worker as attack
+
+    pack = workspace / "attack"
+    pack.mkdir(mode=0o755)
+    (pack / "parser.py").write_text(attack.ATTACK)
+    (pack / "parser.py").chmod(0o644)
+    script = PACK_SCRIPT.format(old_worker_argv=inspect.getsource(attack.old_worker_argv),
+                                run_old=inspect.getsource(attack.run_old))
+    argv = hardened_args(image, label, workspace)
+    at = argv.index(image)
+    docker = ["docker", *argv[:at], "--entrypoint", "/opt/parism/bin/python3", image, "-c", script]
+    proc = subprocess.run(docker, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["old"][0] == out["old"][2] == "ok", out["old"]  # the armed trap, in this container
+    assert out["new"][:5] == ["EPERM"] * 5 and out["new"][5] in ("EROFS", "EACCES"), out["new"]
+    status = dict(line.split(":\t", 1) for line in out["status"].splitlines() if ":\t" in line)
+    assert status["Uid"].split() == ["10001"] * 4 and status["CapEff"].strip() == "0" * 16, status
+    assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2", status
+    assert "trap" not in os.listdir(pack)

@@ -31,6 +31,7 @@ from parism.run.sandbox.cgroup import pids_root
 from parism.run.sandbox.launcher import DevIno, Prepared, SandboxStarted
 from parism.run.sandbox.plan import MIB, Plan
 from parism.run.sandbox.pool import Pool
+from parism.run.sandbox.roots import PinnedRoot, pin_roots
 
 log = logging.getLogger("parism.run.sandbox")
 
@@ -77,10 +78,14 @@ class Sandbox:
     """The sandbox stage of one engine: settings, the probe result (once), the pool."""
 
     def __init__(self, settings: Any, allowed_paths: Any, server_cwd: str, *,
-                 pool_size: int = 2, unprivileged_uid: int = identity.NOBODY) -> None:
+                 pool_size: int = 2, unprivileged_uid: int = identity.NOBODY,
+                 roots: tuple[PinnedRoot, ...] | None = None) -> None:
         self.settings = settings
         self.mode: str = planning.setting(settings, "mode", "auto") or "auto"
         self.allowed_paths = allowed_paths
+        # the allowed paths as pinned when the configuration loaded (else now): only these
+        # inodes are ever bound, and only while unchanged (run/sandbox/roots.py)
+        self.roots = roots if roots is not None else pin_roots(allowed_paths or (), unprivileged_uid)
         self.server_cwd = os.path.realpath(server_cwd or os.getcwd())
         self.unprivileged_uid = unprivileged_uid
         self.pool_size = pool_size  # ready sandboxes per plan; 0 = every call starts cold
@@ -89,11 +94,17 @@ class Sandbox:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "Sandbox":
-        """No work here beyond reading settings: the probe waits for first use."""
+    def from_config(cls, cfg: Any, roots: tuple[PinnedRoot, ...] | None = None) -> "Sandbox":
+        """No work here beyond reading settings (and pinning the allowed roots, unless the
+        engine's are given): the probe waits for first use."""
         settings = getattr(getattr(cfg, "settings", None), "sandbox", None)
         guard = getattr(getattr(cfg, "settings", None), "guard", None)
-        return cls(settings, planning.setting(guard, "allowed_paths"), getattr(cfg, "cwd", "") or "")
+        return cls(settings, planning.setting(guard, "allowed_paths"), getattr(cfg, "cwd", "") or "",
+                   roots=roots)
+
+    def live_roots(self) -> tuple[PinnedRoot, ...]:
+        """The pinned allowed roots that are still the directories pinned at start."""
+        return tuple(p for p in self.roots if p.changed() is None)
 
     # -- probe ---------------------------------------------------------------------------
 
@@ -152,16 +163,19 @@ class Sandbox:
         egress = network and namespace != "host_net"
         if egress:
             env = {**env, **net.proxy_env()}
-        ro_paths = planning.safe_ro_paths(self.allowed_paths, cwd, run_as)
-        if run_as.rule == "root_masked":  # host uid 0 sees only the trees given as root's
-            ro_paths = tuple(p for p in ro_paths if identity.root_private(p, self.unprivileged_uid))
+        live = self.live_roots()
+        ro_paths = planning.safe_ro_paths([p.real for p in live], cwd, run_as)
+        if run_as.rule == "root_masked":  # host uid 0 sees only the trees given as root's (at start too)
+            private = {p.real for p in live if p.root_private}
+            ro_paths = tuple(p for p in ro_paths if p in private and identity.root_private(p, self.unprivileged_uid))
+        pinned = {p.real: (p.dev, p.ino) for p in live}
         sealed = tuple(d for d in sealed_dirs or () if planning.in_view(d, cwd, ro_paths))
         git_dirs = tuple(g for g in git_dirs if not planning.below(g, sealed))  # hidden by a seal
         return Plan(
             bwrap=bwrap, level=level, disable_userns=features.get("disable_userns", False),
             python=python, cwd=cwd, writable=writable,
             git_dirs=tuple(git_dirs) if writable else (),
-            ro_paths=ro_paths, binds=bind_paths,
+            ro_paths=ro_paths, ro_ids=tuple(pinned.get(p) for p in ro_paths), binds=bind_paths,
             network=network or namespace == "host_net", namespace=namespace,
             tmp_bytes=int(planning.setting(self.settings, "tmp_size_mb", planning.DEFAULT_TMP_MB)) * MIB,
             rlimits=planning.rlimits(limits, timeout_s), oom_score_adj=limits["oom_score_adj"],
@@ -240,7 +254,8 @@ class Sandbox:
         """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
         control, or writing its project, is refused (identity.root_masked_problem)."""
         cwd, st = checked_dir(decision, spec)
-        allowed = tuple(identity.resolved(p) for p in self.allowed_paths or () if isinstance(p, str) and p)
+        # only a root that was root's private tree when the configuration loaded, and still is the same
+        allowed = tuple(p.real for p in self.live_roots() if p.root_private)
         why = identity.root_masked_problem(
             run_as or self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
             writable=bool(planning.setting(self.settings, "writable_project", False)))

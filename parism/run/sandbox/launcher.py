@@ -134,12 +134,14 @@ DevIno = tuple[int, int]
 
 def pin_sources(plan: Plan) -> dict[str, int]:
     """Open the working directory, its .git directories and the allowed paths once, without following a
-    symlink anywhere in their (already realpath'd) names: bwrap binds these descriptors.
+    symlink anywhere in their (already realpath'd) names: bwrap binds these descriptors. An
+    allowed path whose inode is not the one pinned at start (``plan.ro_ids``) is not bound.
 
     A name that became a symlink since it was planned is refused for the working directory and
     a .git (``SandboxError``) and left unbound for an allowed path (-1): nothing is ever
     bound through a symlink an agent may have planted."""
     fds: dict[str, int] = {}
+    start_ids = dict(zip(plan.ro_paths, plan.ro_ids))
     try:
         for path in (plan.cwd, *plan.git_dirs, *plan.ro_paths):
             if path in fds:
@@ -150,6 +152,11 @@ def pin_sources(plan: Plan) -> dict[str, int]:
                 if path == plan.cwd or path in plan.git_dirs:
                     raise SandboxError(exc.errno or errno.EIO,
                                        f"cannot open {path} without following a symlink: {exc.strerror}") from exc
+                fds[path] = -1
+                continue
+            want = start_ids.get(path)
+            if want is not None and path != plan.cwd and _dev_ino(fds[path]) != want:
+                os.close(fds[path])  # an allowed root that is not the one pinned at start: never bound
                 fds[path] = -1
     except BaseException:
         close_all(fds)

@@ -57,6 +57,9 @@ class Plan:
     file_copies: tuple[tuple[str, bytes], ...] = ()
     # directories shown empty and read-only (gitlinks git did not enter when checked)
     sealed_dirs: tuple[str, ...] = ()
+    # (st_dev, st_ino) of each ro_paths entry as pinned at start (run/sandbox/roots.py; None: not
+    # pinned): a root that is another inode when the sandbox opens it is not bound
+    ro_ids: tuple[tuple[int, int] | None, ...] = ()
 
     def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
