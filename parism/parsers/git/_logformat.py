@@ -24,6 +24,8 @@ FIELDS = {
     "s": "message", "d": "refs", "D": "refs",
 }
 _NO_SPACE = {"H", "h", "T", "t", "ae", "aE", "ce", "cE", "at", "ct", "aI", "cI", "as", "cs"}
+_HEX = {"H", "h", "T", "t"}
+_HEX_TEXT = re.compile(r"[0-9a-f]{4,64}")
 _FREE_TEXT = {"s", "d", "D"}  # may contain any printable character
 _PLACEHOLDER = re.compile(r"%(x[0-9a-fA-F]{2}|%|[acd][a-zA-Z]|[HhPpTtsdD])")
 NAMED = {"oneline", "short", "medium", "full", "fuller"}
@@ -108,6 +110,9 @@ def split_line(line: str, fmt: LineFormat) -> dict[str, str] | None:
             end = line.find(sep, pos)
             if end < 0:
                 return None
-        out[code] = line[pos:end]
+        text = line[pos:end]
+        if code in _NO_SPACE and (" " in text or (code in _HEX and not _HEX_TEXT.fullmatch(text))):
+            return None  # a --stat line after a one-field format is not a commit
+        out[code] = text
         pos = end + len(sep)
     return out

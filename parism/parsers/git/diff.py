@@ -15,7 +15,10 @@ Paths come from ``rename from/to``, ``---``/``+++`` and, for binary or mode-only
 Hunk lines are kept as printed (``+``/``-``/space prefix); a hunk ends when its counts are
 used up, so content lines such as ``diff --git`` inside a file cannot split it.
 ``--name-only``, ``--name-status`` and ``--numstat`` give the same rows without hunks (and
-without ``status`` where the form does not print it). The
+without ``status`` where the form does not print it); a ``--numstat`` rename (``a => b``,
+``dir/{a => b}/f``) gives ``old_path`` and ``path``. ``--stat`` gives ``stats.files`` with
+``path`` and, for a rename, ``orig_path``, unquoted; a path git shortened to ``.../tail`` to fit
+the width is refused with ``--numstat`` as the hint, never passed on as a name. The
 whole diff is not repeated in the result.
 """
 
@@ -27,8 +30,8 @@ from pydantic import BaseModel
 
 from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
 from parism.parsers.git._patch import DiffFile, parse_files, parse_names
-from parism.parsers.git._quote import unquote
-from parism.parsers.git.log import Commit, Stats, parse_blocks, read_stat_line
+from parism.parsers.git._quote import split_rename
+from parism.parsers.git.log import Commit, Stats, StatPathUnsupported, parse_blocks, read_stat_line
 from parism.parsers.hints import drop_flags
 from parism.parsers.text._common import split_lines
 
@@ -49,15 +52,25 @@ def parse_numstat(lines: list[str]) -> list[DiffFile]:
         parts = line.split("\t", 2)
         if len(parts) != 3 or not all(p.isdigit() or p == "-" for p in parts[:2]):
             raise Unrecognized(f"git diff --numstat: unexpected line {line[:80]!r}")
-        path, q = unquote(parts[2])
+        if parts[2].count(" => ") > 1:
+            raise StatPathUnsupported(f"git diff --numstat: cannot tell which ' => ' is the rename in "
+                                      f"{parts[2][:80]!r}", "--name-status")
+        old, path, q = split_rename(parts[2])
         binary = parts[0] == "-"
-        files.append(DiffFile(path=path, quoted=q or None, binary=binary or None,
+        files.append(DiffFile(path=path, old_path=old, quoted=q or None, binary=binary or None,
                               insertions=None if binary else int(parts[0]),
                               deletions=None if binary else int(parts[1])))
     return files
 
 
 def parse(text: str, pin: ParseInput) -> DiffResult:
+    try:
+        return _parse(text, pin)
+    except StatPathUnsupported as exc:
+        raise exc.with_hint(pin.sub_args) from None
+
+
+def _parse(text: str, pin: ParseInput) -> DiffResult:
     lines = split_lines(text)[0]
     t = pin.tokens
     if t.has("--name-only"):
@@ -96,14 +109,17 @@ def parse_show(text: str, pin: ParseInput) -> DiffResult:
 _BOOL = ("--cached --staged -w --ignore-all-space -b --ignore-space-change --ignore-blank-lines "
          "--no-color -p --patch -M --no-renames --text -a --binary --no-prefix --name-only --name-status "
          "--numstat -R --minimal --patience --histogram --no-ext-diff --no-textconv --ita-invisible-in-index "
-         "--full-index --merge-base --stat --shortstat").split()
+         "--full-index --merge-base --shortstat").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
     "-U": "attached", "--unified": "attached", "--diff-filter": "attached", "--find-renames": "attached",
     "--color": "attached", "--diff-algorithm": "attached", "--relative": "attached",
+    "--stat": "attached",
 }
 _VALUES = {"-U": r"\d+", "--unified": r"\d+", "--diff-filter": r"[ACDMRTUXBacdmrtuxb*]+",
            "--find-renames": r"|\d+%?", "--color": "never|",
-           "--diff-algorithm": "default|myers|minimal|patience|histogram"}
+           "--diff-algorithm": "default|myers|minimal|patience|histogram",
+           # --stat=<width>[,<name-width>]; a third part (count) cuts the list with "...": refused
+           "--stat": r"|\d+(?:,\d+)?"}
 _EXCLUSIVE = (("--name-only", "--name-status", "--numstat", "--stat", "--shortstat", "-p", "--patch"),)
 
 

@@ -47,6 +47,7 @@ from parism.parsers.git._logformat import (
     split_line,
 )
 from parism.parsers.git._patch import DiffFile, name_line, parse_files
+from parism.parsers.git._quote import split_rename
 from parism.parsers.hints import drop_flags
 from parism.parsers.text._common import split_lines
 from parism.argv.tokenize import Tokens
@@ -54,6 +55,7 @@ from parism.argv.tokenize import Tokens
 
 class FileStat(BaseModel):
     path: str
+    orig_path: str | None = None
     changes: int | None = None
     insertions: int | None = None
     deletions: int | None = None
@@ -170,18 +172,48 @@ def read_stat_line(line: str, stats: Row) -> bool:
     m = _STAT_COUNT.match(count) if bar and line.startswith(" ") else None
     fs: Row
     if m is not None and path.strip():
-        fs = {"path": path.strip()}
+        fs = _stat_path(path[1:].rstrip(" "))
         if m.group(1) is not None:
             fs["changes"] = int(m.group(1))
         else:
             fs["binary"] = True
     elif m := _NUMSTAT.match(line):
-        fs = {"path": m.group(3), "binary": True} if m.group(1) == "-" else {
-            "path": m.group(3), "insertions": int(m.group(1)), "deletions": int(m.group(2))}
+        fs = _stat_path(m.group(3))
+        if m.group(1) == "-":
+            fs["binary"] = True
+        else:
+            fs["insertions"], fs["deletions"] = int(m.group(1)), int(m.group(2))
     else:
         return False
     stats.setdefault("files", []).append(fs)
     return True
+
+
+class StatPathUnsupported(Unsupported):
+    """A stat path that cannot be read exactly; ``exact`` names the form that prints it whole."""
+
+    def __init__(self, message: str, exact: str):
+        super().__init__(message)
+        self.exact = exact
+
+    def with_hint(self, args: list[str]) -> Unsupported:
+        kept = drop_flags(args, {"--stat", "--shortstat", "--numstat", "--stat-width", "--stat-name-width"})
+        return Unsupported(str(self), hint_args=[*kept, self.exact])
+
+
+def _stat_path(text: str) -> Row:
+    """``path`` (and ``orig_path`` for a rename) of a stat line, unquoted. Git shortens a path
+    that does not fit the stat width to ``.../tail``, and a name holding `` => `` twice cannot be
+    split: both are refused rather than guessed (``--numstat`` and ``--name-status`` print
+    whole, unambiguous paths)."""
+    if text.startswith(".../"):
+        raise StatPathUnsupported(f"git --stat shortened a path to fit its width ({text[:80]!r})",
+                                  "--numstat")
+    if text.count(" => ") > 1:
+        raise StatPathUnsupported(f"git --stat: cannot tell which ' => ' is the rename in {text[:80]!r}",
+                                  "--name-status")
+    orig, path, _ = split_rename(text)
+    return {"path": path} if orig is None else {"path": path, "orig_path": orig}
 
 
 def _commit_stat(line: str, commit: Row) -> bool:
@@ -461,6 +493,13 @@ def _supports(tokens: Tokens) -> str | None:
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, list[Row]]:
+    try:
+        return _parse(text, pin)
+    except StatPathUnsupported as exc:
+        raise exc.with_hint(pin.sub_args) from None
+
+
+def _parse(text: str, pin: ParseInput) -> dict[str, list[Row]]:
     fmt = _pretty(pin.tokens)
     multi_line = fmt is None or (fmt in NAMED and fmt != "oneline")
     if multi_line and not pin.tokens.has("--graph", "--name-only", "--name-status"):
@@ -493,7 +532,7 @@ def hint(args: list[str]) -> list[str]:
 
 
 _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev-commit "
-         "--no-abbrev-commit --no-decorate --no-color --tags --branches --remotes --stat --shortstat "
+         "--no-abbrev-commit --no-decorate --no-color --tags --branches --remotes --shortstat "
          "--numstat --follow --date-order --topo-order --author-date-order --use-mailmap --no-walk "
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
@@ -505,7 +544,7 @@ FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
     "--after": "value", "--before": "value", "--author": "data", "--committer": "data", "--grep": "data",
     "--abbrev": "attached", "--color": "attached", "--max-parents": "number", "--min-parents": "number",
     "--decorate-refs": "data", "--decorate-refs-exclude": "data", "-S": "data", "-G": "data",
-    "--stat-width": "number", "--stat-name-width": "number",
+    "--stat-width": "number", "--stat-name-width": "number", "--stat": "attached",
 }
 
 PARSER = Parser(
@@ -513,7 +552,8 @@ PARSER = Parser(
     contract=Contract(
         flags=FLAGS,
         values={"--decorate": "|short|full|no|auto", "--color": "never|",
-                "--date": "default|iso|iso8601|iso-strict|iso8601-strict|unix|rfc|rfc2822|short|local|relative|raw"},
+                "--date": "default|iso|iso8601|iso-strict|iso8601-strict|unix|rfc|rfc2822|short|local|relative|raw",
+                "--stat": r"|\d+(?:,\d+)?"},
         numeric_flag=True,
         supports=_supports,
         hint=hint,

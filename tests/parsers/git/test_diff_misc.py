@@ -57,7 +57,10 @@ def test_stat_forms(work: Path) -> None:
     assert res["files"] == [] and res["stats"]["files_changed"] == 5
     by = {f["path"]: f for f in res["stats"]["files"]}
     assert by["a.txt"]["changes"] == 2  # one line removed, one added
-    out = parse("git", ["diff", "--stat=80"], " a | 1 +\n")
+    out = parse("git", ["diff", "--stat=80"], " a | 1 +\n 1 file changed, 1 insertion(+)\n")
+    assert out.parse_error is None and out.parsed["stats"]["files"] == [{"path": "a", "changes": 1}]
+    # a count (the third part) cuts the list with a "..." line: not read
+    out = parse("git", ["diff", "--stat=80,20,1"], " a | 1 +\n ...\n 2 files changed, 2 insertions(+)\n")
     assert out.parse_error is not None and out.parse_error.hint.args == ["diff", "--numstat"]
 
 
