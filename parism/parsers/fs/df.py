@@ -13,6 +13,8 @@ Columns are located by shape, not by splitting on spaces: each row is
 ``FILESYSTEM [TYPE] NUM NUM NUM PCT [NUM NUM PCT] MOUNT``, where the file system and the mount
 point may contain spaces (macOS ``map auto_home``, ``/Volumes/Macintosh HD``).  The number of
 value columns comes from the header.  Block counts are multiplied by the unit the header names
+(any ``-B``/``--block-size``: ``1B-blocks``, ``4K-blocks``, ``1kB-blocks`` …; with ``-B1`` the
+sizes are exact bytes, otherwise df rounds a partial block up)
 (macOS prints 512-byte blocks); ``-h`` sizes keep the printed text and add an approximate byte
 count (1024 multipliers; 1000 for ``-H``/``--si``).  GNU's wrapped layout (a long device name
 alone on its line) is joined.  German and French column titles (``Dateisystem``, ``Sys. de
@@ -46,12 +48,30 @@ FLAGS: dict[str, str] = {
        "--print-type --inodes --sync --no-sync --total".split()},
     **{f: "value" for f in "-t --type -x --exclude-type -B --block-size".split()},
 }
-VALUES = {"-B": "1K|1k|1024|1M|1m|1048576|512", "--block-size": "1K|1k|1024|1M|1m|1048576|512"}
+# GNU's SIZE: an integer and a unit (K = k = 1024, KB = kB = 1000, KiB = 1024, ... Y). A unit
+# without a number (-BK) prints every count with the unit's letter, and the thousands-grouping
+# "'" prefix groups digits: neither is read
+_SIZE = r"[1-9]\d*(?:[kmgtpezyKMGTPEZY](?:i?B)?)?"
+VALUES = {"-B": _SIZE, "--block-size": _SIZE}
 
 _PCT = r"(?:\d+%|-)"
 _NUM = r"(?:\d+(?:[.,]\d+)?(?:[KMGTPEkmgtpe]i?B?|Bi?)?|-)"
-_BLOCK_UNITS = {"1K-blocks": 1024, "1024-blocks": 1024, "512-blocks": 512, "1M-blocks": 1024 * 1024,
-                "1k-blocks": 1024, "512B-blocks": 512, "1G-blocks": 1 << 30}
+_POWERS = "KMGTPEZY"
+# the unit title GNU, BSD and busybox print: "1K-blocks", "1kB-blocks" (1000), "1B-blocks",
+# "512-blocks", "4K-blocks", "1MB-blocks"
+_BLOCK_TITLE_RE = re.compile(r"(\d+)(?:([kKMGTPEZY])(i?B)?|B)?-blocks")
+
+
+def block_unit(title: str) -> int | None:
+    """Bytes per block named by a size column's title, or None when it is not a block unit."""
+    m = _BLOCK_TITLE_RE.fullmatch(title)
+    if m is None:
+        return None
+    count, letter, suffix = int(m.group(1)), m.group(2), m.group(3)
+    if letter is None:
+        return count
+    power = _POWERS.index(letter.upper()) + 1
+    return count * (1000 if suffix == "B" else 1024) ** power
 
 
 class DfRow(BaseModel):
@@ -188,7 +208,9 @@ def _values(row: dict[str, object], values: list[str], unit: str, human_base: in
             if approx is not None:
                 row[f"{key}_bytes_approx"] = approx
         elif text.isdigit():
-            row[f"{key}_bytes"] = int(text) * _BLOCK_UNITS[unit]
+            row[f"{key}_bytes"] = int(text) * (block_unit(unit) or 0)
+        elif text != "-":
+            raise Unrecognized(f"df: {key} {text[:20]!r} is not a count of {unit}")
     row["iused_percent" if unit == "Inodes" else "use_percent"] = _pct(values[3])
     if len(values) == 7:
         row["iused"], row["ifree"], row["iused_percent"] = int(values[4]), int(values[5]), _pct(values[6])
@@ -201,7 +223,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     header, lang = _c_header(lines[0])
     unit, has_type, bsd_inodes, _ = _layout(header, pin, lines[1:])
     human = unit == "Size"
-    if not human and unit not in _BLOCK_UNITS and unit != "Inodes":
+    if not human and block_unit(unit) is None and unit != "Inodes":
         raise Unsupported(f"df: size column '{unit}' is not a known unit", hint_args=drop_args(pin.sub_args, valued=_VALUED))
     base = (1000 if pin.tokens.has("-H", "--si") else 1024) if human else None
     shape = _shape(bsd_inodes)
@@ -229,8 +251,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     out: dict[str, object] = {"filesystems": rows, "unit": unit}
     if warnings:
         out["warnings"] = warnings
-    if unit in _BLOCK_UNITS:
-        out["block_size"] = _BLOCK_UNITS[unit]
+    if (size := block_unit(unit)) is not None:
+        out["block_size"] = size
     if base is not None:
         out["multiplier"] = base
     if lang != "C":

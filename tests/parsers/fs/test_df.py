@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
+import pytest
+
 from tests.parsers.fs._util import err, ok
 
 MAC_H = """Filesystem                                               Size   Used  Avail Capacity   iused               ifree %iused  Mounted on
@@ -39,9 +44,13 @@ def test_si_uses_powers_of_1000() -> None:
     assert row["size_bytes_approx"] == 21_000_000_000 and row["used_bytes_approx"] == 5_900_000_000
 
 
-def test_block_size_flag_is_out_of_range_with_hint() -> None:
-    pe = err(["df", "-B", "4K"], "x\n")
-    assert pe.reason == "unsupported_format" and pe.hint.args == []
+def test_grouped_or_suffixed_block_sizes_are_out_of_range_with_hint() -> None:
+    for size in ("'4K", "K"):  # "'" groups thousands in the counts; a bare unit suffixes them
+        pe = err(["df", "-B", size], "x\n")
+        assert pe.reason == "unsupported_format" and pe.hint.args == []
+    text = subprocess.run(["df", "-BK", "/"], capture_output=True, text=True, check=True).stdout
+    assert "K " in text.splitlines()[1]  # the control: df really suffixes every count
+    assert err(["df"], text.replace("-BK", "")).reason == "unrecognized_output"  # never dropped silently
 
 
 def test_without_header_is_unrecognized() -> None:
@@ -51,10 +60,34 @@ def test_without_header_is_unrecognized() -> None:
 def test_rounded_inode_counts_are_refused_with_a_hint() -> None:
     pe = err(["df", "-hi"], "Filesystem Inodes IUsed IFree IUse% Mounted on\n/dev/sda 1.3M 12K 1.3M 1% /\n")
     assert pe.reason == "unsupported_format" and pe.hint.args == ["-i"]
-    assert err(["df", "-h", "-B", "4K"], "x\n").hint.args == ["-h"]
+    assert err(["df", "-h", "-B", "'4K"], "x\n").hint.args == ["-h"]
 
 
 def test_macos_gigabyte_blocks() -> None:
     text = "Filesystem 1G-blocks Used Available Capacity iused ifree %iused Mounted on\n/dev/disk1s1 465 144 314 32% 1507695 4294967 0% /\n"
     row = ok(["df", "-g"], text, os="macos")["filesystems"][0]
     assert row["size_bytes"] == 465 * 2**30 and row["iused"] == 1507695
+
+
+@pytest.mark.parametrize("size", ["1", "1m", "4096", "4K", "1kB", "1KiB", "1MB", "2M", "10"])
+def test_block_sizes_read_by_the_title_df_prints(size: str) -> None:
+    """``-B SIZE`` live: the size column is blocks of the unit df names, checked against
+    ``statvfs`` (the total, which does not move while the test runs); ``-B1`` is exact bytes."""
+    st = os.statvfs("/")
+    total = st.f_blocks * st.f_frsize
+    text = subprocess.run(["df", f"-B{size}", "/"], capture_output=True, text=True, check=True,
+                          env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}).stdout
+    res = ok(["df", f"-B{size}", "/"], text)
+    unit = res["block_size"]
+    row = res["filesystems"][0]
+    assert row["mounted_on"] == "/"
+    assert total <= row["size_bytes"] < total + unit  # df rounds a partial block up
+    if size == "1":
+        assert unit == 1 and row["size_bytes"] == total
+
+
+def test_block_unit_titles() -> None:
+    from parism.parsers.fs.df import block_unit
+    assert [block_unit(t) for t in ("1B-blocks", "1kB-blocks", "4K-blocks", "1MB-blocks", "512-blocks",
+                                    "1024-blocks", "2M-blocks", "Size")] == [
+        1, 1000, 4096, 1000**2, 512, 1024, 2 * 1024**2, None]
