@@ -7,7 +7,7 @@ Schema::
               inode, links, permissions: "-rwxr-xr-x", mode_octal?: "0755", uid?, uid_name?,
               gid?, gid_name?, context?, accessed_at?, modified_at?, changed_at?, birth_at?,
               accessed_raw?, modified_raw?, changed_raw?, birth_raw?, flags?, rdev?}],
-     format: "gnu"|"bsd", locale?: "de"|"fr", warnings?: [str]}
+     format: "gnu"|"bsd"|"custom"|"terse", locale?: "de"|"fr", warnings?: [str]}
 
 ``*_at`` are ISO 8601 (GNU keeps nanoseconds and the zone offset); ``*_raw`` is the printed text.
 A ``Birth: -`` (unknown) leaves ``birth_at`` out.  toybox's ``IO Blocks:`` is the size of the
@@ -16,6 +16,8 @@ unit ``Blocks`` counts (512), so it is ``block_size`` there, never ``io_block`` 
 locales) or bare (coreutils ≥ 9); a name with a newline continues until the ``Size:`` line.
 BSD lines: ``dev ino mode nlink user group rdev size "atime" "mtime" "ctime" "btime" blksize
 blocks flags name`` (numeric uid/gid and file type are not printed there, so they stay absent).
+``-c FMT``/``--format``/``--printf`` and ``-t`` are read by their format (``_statfmt``): only the
+fields the format names, ``format: "custom"|"terse"``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized, Unsupported, always
 from parism.parsers.dates import gnu_to_iso, month_day_to_iso
 from parism.parsers.fs._common import MODE_RE, mode_info, split_lines, split_link
+from parism.parsers.fs import _statfmt
 from parism.parsers.fs._stat_labels import LANGUAGES, StatLines, stat_lines
 from parism.parsers.hints import drop_args
 from parism.parsers.l10n import C_LOCALE_HINT
@@ -36,9 +39,33 @@ FLAGS = {"-L": "bool", "--dereference": "bool", "-c": "data", "--format": "data"
          "-f": "bool", "--file-system": "bool", "-t": "bool", "--terse": "bool", "-x": "bool", "-l": "bool"}
 
 
+_FORMAT_FLAGS = ("-c", "--format", "--printf")
+_TERSE = _statfmt.compile_format(_statfmt.TERSE, printf=False)
+_TERSE_CONTEXT = _statfmt.compile_format(_statfmt.TERSE_CONTEXT, printf=False)
+assert isinstance(_TERSE, _statfmt.StatFormat) and isinstance(_TERSE_CONTEXT, _statfmt.StatFormat)
+
+
+def _format(tokens: Tokens) -> _statfmt.StatFormat | str | None:
+    """The caller's format (the last of -c/--format/--printf, or -t), None for the default."""
+    given = [t for t in tokens.flags if t.name in (*_FORMAT_FLAGS, "-t", "--terse")]
+    if not given:
+        return None
+    last = given[-1]
+    if last.name in ("-t", "--terse"):
+        return _TERSE
+    return _statfmt.compile_format(last.value or "", printf=last.name == "--printf")
+
+
 def _supports(tokens: Tokens) -> str | None:
-    bad = [t.name for t in tokens.flags if t.name not in ("-L", "--dereference")]
-    return f"'{bad[0]}' changes the output format; only the default format is read" if bad else None
+    bad = [t.name for t in tokens.flags if t.name not in ("-L", "--dereference", *_FORMAT_FLAGS, "-t", "--terse")]
+    if bad:
+        return f"'{bad[0]}' changes the output format; the default, -c/--printf and -t formats are read"
+    fmt = _format(tokens)
+    if isinstance(fmt, str):
+        return f"stat format: {fmt}"
+    if fmt is not None and len(tokens.positionals) > 1 and not fmt.fields[-1][1]:
+        return "stat --printf: a format that ends in a field cannot separate several files' records"
+    return None
 
 
 def _hint(args: list[str]) -> list[str]:
@@ -208,6 +235,17 @@ def _bsd(lines: list[str], warnings: list[str]) -> list[dict[str, object]]:
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    fmt = _format(pin.tokens)
+    if isinstance(fmt, _statfmt.StatFormat):
+        operands = [t.text for t in pin.tokens.positionals]
+        terse = fmt.fields == _TERSE.fields
+        try:
+            files = _statfmt.parse(text, fmt, operands)
+        except Unrecognized:
+            if not terse:
+                raise
+            files = _statfmt.parse(text, _TERSE_CONTEXT, operands)  # under SELinux -t adds %C
+        return {"files": files, "format": "terse" if terse else "custom"}
     lines = split_lines(text)
     warnings: list[str] = []
     lab = _language(lines[:50])

@@ -53,8 +53,8 @@ def test_crlf_capture_without_birth() -> None:
     assert res["files"][0]["file_type"] == "regular file" and res["files"][0]["changed_at"].endswith("-07:00")
 
 
-def test_custom_format_is_unsupported_with_hint() -> None:
-    pe = err(["stat", "-c", "%s", "f"], "12\n")
+def test_a_format_out_of_range_is_unsupported_with_hint() -> None:
+    pe = err(["stat", "-c", "%10s", "f"], "        12\n")
     assert pe.reason == "unsupported_format" and pe.hint.args == ["f"]
 
 
