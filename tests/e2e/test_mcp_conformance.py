@@ -44,12 +44,25 @@ CORPUS: list[tuple[str, bytes, Any]] = [
     ("trailing garbage", req(2) + b" x", ("error", PARSE, None)),
     ("two objects", req(3) + req(4), ("error", PARSE, None)),
     ("truncated", req(5)[:-5], ("error", PARSE, None)),
-    ("depth 1000", b"[" * 1000 + b"]" * 1000, ("error", PARSE, None)),
+    # undecodable, but the top-level id can be read: answered with it (issue 23 class 8)
     ("depth 1000 in params", b'{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":'
-     + b"[" * 1000 + b"]" * 1000 + b"}}", ("error", PARSE, None)),
-    ("invalid utf-8", b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":"\xff"}}', ("error", PARSE, None)),
-    ("NaN", b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"a":NaN}}', ("error", PARSE, None)),
-    ("Infinity", b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":-Infinity}}', ("error", PARSE, None)),
+     + b"[" * 1000 + b"]" * 1000 + b"}}", ("error", INVALID, 6)),
+    ("100000 nested arrays in args", b'{"jsonrpc":"2.0","id":60,"method":"tools/call","params":{"name":"run",'
+     b'"arguments":{"cmd":"ls","args":' + b"[" * 100_000 + b"]" * 100_000 + b"}}}", ("error", INVALID, 60)),
+    ("id after 100000 nested arrays", b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"run",'
+     b'"arguments":{"cmd":"ls","args":' + b"[ " * 100_000 + b"] " * 100_000 + b'}},"id":"d61"}',
+     ("error", INVALID, "d61")),
+    ("5000-digit page", call(62, "run_paged", {"cmd": "ls", "page": 7}).replace(b'"page": 7', b'"page": ' + b"7" * 5000),
+     ("error", PARAMS, 62)),
+    ("65-digit page", call(63, "run_paged", {"cmd": "ls", "page": 10**64}), ("error", PARAMS, 63)),
+    ("64-digit page", call(64, "run_paged", {"cmd": "ls", "page": 10**63}), ("tool_error", 64)),
+    ("1e400 page", call(65, "run_paged", {"cmd": "ls", "page": 7}).replace(b'"page": 7', b'"page": 1e400'),
+     ("error", PARAMS, 65)),
+    ("5000-digit id", b'{"jsonrpc":"2.0","id":' + b"7" * 5000 + b',"method":"ping"}', ("error", PARAMS, None)),
+    ("invalid utf-8", b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":"\xff"}}', ("error", PARSE, 7)),
+    ("NaN", b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"a":NaN}}', ("error", PARSE, 8)),
+    ("Infinity", b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":-Infinity}}', ("error", PARSE, 9)),
+    ("NaN in a response", b'{"jsonrpc":"2.0","id":903,"result":{"a":NaN}}', ("error", PARSE, None)),
     ("single quotes", b"{'jsonrpc':'2.0','id':10,'method':'ping'}", ("error", PARSE, None)),
     ("trailing comma", b'{"jsonrpc":"2.0","id":11,"method":"ping",}', ("error", PARSE, None)),
     ("unquoted key", b'{jsonrpc:"2.0","id":12,"method":"ping"}', ("error", PARSE, None)),
@@ -58,6 +71,7 @@ CORPUS: list[tuple[str, bytes, Any]] = [
     # not a request object: -32600
     ("batch", b"[" + req(13) + b"]", ("error", INVALID, None)),
     ("empty batch", b"[]", ("error", INVALID, None)),
+    ("depth 1000", b"[" * 1000 + b"]" * 1000, ("error", INVALID, None)),  # a batch, however deep
     ("empty object", b"{}", ("error", INVALID, None)),
     ("null", b"null", ("error", INVALID, None)),
     ("number", b"42", ("error", INVALID, None)),
