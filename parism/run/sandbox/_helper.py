@@ -5,8 +5,10 @@ sandbox), so it imports only small built-in modules (no json, no re: each import
 time). Everything known from the plan happens *before* the wait — seccomp filter, rlimits —
 so a hand-over costs one pipe read and one posix_spawn.
 
-argv: ``control_fd out_fd err_fd socket_filter(0|1|2) oom_score_adj limits deny_userns(0|1)`` where
-limits is ``name=value,...`` (value ``-`` = unlimited); deny_userns: no new namespaces (the
+argv: ``control_fd out_fd err_fd socket_families oom_score_adj limits deny_userns(0|1)`` where
+socket_families is the comma-separated allowlist of address families (``-``: no filter, on an
+architecture the filter does not cover; see ``socket_filter``), limits is ``name=value,...``
+(value ``-`` = unlimited); deny_userns: no new namespaces (the
 routes where bwrap's ``--disable-userns`` is not in force: the identity map, host_procs,
 nested-weak). bwrap's own stdout is /dev/null and its stderr is
 the *status* pipe, so bwrap's processes never hold the command's output pipes (out_fd and
@@ -57,14 +59,21 @@ LIMITS = {
     "core": resource.RLIMIT_CORE,
 }
 
-# seccomp: socket(AF_UNIX, ...) fails with EACCES. A read-only bind does not stop connect()
-# to a Unix socket inside an allowed path (sandbox-notes §2.6); without this filter a socket in the
-# project (a dev server, an agent) would be reachable. Other ABIs (x32, int 0x80) are refused,
-# and io_uring_setup too (IORING_OP_SOCKET would create sockets past the filter).
-# Mode "2" (host_net: ss, netstat read the host's sockets but may not connect): every socket
-# family but AF_NETLINK fails — no TCP, UDP, raw or Unix socket in the host's network.
+# seccomp: socket families by allowlist (the socket filter). Its argument lists the address
+# families the command's class may create sockets of (sandbox/network.py ``helper_filter``):
+# AF_INET/AF_INET6 where the class has network, AF_NETLINK where it reads kernel state, AF_UNIX
+# only where a socket bind lifted the Unix filter. A family of the model that the class may not
+# use (AF_UNIX, AF_INET, AF_INET6) fails with EACCES — a read-only bind does not stop connect()
+# to a Unix socket inside an allowed path (docs/security.md), and host_net (ss, netstat) reads the
+# host's sockets but may not connect; every other family (AF_VSOCK, AF_ALG, AF_PACKET, AF_KEY,
+# AF_TIPC, AF_RDS, AF_BLUETOOTH …: not confined by the network namespace, or kernel attack
+# surface nothing here needs) fails with EAFNOSUPPORT, as if the kernel had none. socketpair()
+# is allowed for AF_UNIX only (a connected pair reaches nothing). Other ABIs (x32, int 0x80) are
+# refused, and io_uring_setup too (IORING_OP_SOCKET would create sockets past the filter).
 AUDIT_ARCH = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
-AF_UNIX, AF_NETLINK = 1, 16
+SOCKETPAIR = {"x86_64": 53, "aarch64": 199}
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+MODEL_FAMILIES = (AF_UNIX, AF_INET, AF_INET6)  # refused with EACCES when the class lacks them
 
 
 def prctl(*args: object) -> None:
@@ -111,20 +120,45 @@ def end_descendants() -> None:
             return
 
 
-def socket_filter(mode: str) -> None:
-    """Install the socket filter: "1" refuses AF_UNIX, "2" refuses every family but AF_NETLINK."""
+def socket_filter(families: str) -> None:
+    """Install the socket filter: ``families`` is the comma-separated list of the address
+    families the command may create sockets of (may be empty)."""
     arch = AUDIT_ARCH.get(os.uname().machine)
     if arch is None:
         raise OSError(errno.ENOSYS, "no seccomp filter for this architecture")
     audit, nr_socket, nr_io_uring = arch
+    nr_socketpair = SOCKETPAIR[os.uname().machine]
+    allowed = sorted(set(int(f) for f in families.split(",") if f))
+    refused = [f for f in MODEL_FAMILIES if f not in allowed]
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    deny, allow = 0x00050000 | errno.EACCES, 0x7FFF0000
-    # family test (index 7): mode 1 jumps to deny on AF_UNIX, mode 2 jumps to allow on AF_NETLINK
-    family = (jeq, 1, 0, AF_UNIX) if mode == "1" else (jeq, 0, 1, AF_NETLINK)
-    prog = [(ld, 0, 0, 4), (jeq, 0, 7, audit), (ld, 0, 0, 0), (jge, 5, 0, 0x40000000),
-            (jeq, 4, 0, nr_io_uring), (jeq, 0, 2, nr_socket), (ld, 0, 0, 16), family,
-            (ret, 0, 0, allow), (ret, 0, 0, deny)]
-    install_filter(prog)
+    # (code, jump if true, jump if false, k): jumps name a label, resolved below
+    prog = [(ld, 0, 0, 4), (jeq, 0, "eacces", audit), (ld, 0, 0, 0), (jge, "eacces", 0, 0x40000000),
+            (jeq, "eacces", 0, nr_io_uring), (jeq, "socket", 0, nr_socket), (jeq, "pair", "allow", nr_socketpair),
+            "socket", (ld, 0, 0, 16)]
+    prog += [(jeq, "allow", 0, f) for f in allowed]
+    prog += [(jeq, "eacces", 0, f) for f in refused]
+    prog += [(ret, 0, 0, 0x00050000 | errno.EAFNOSUPPORT),
+             "pair", (ld, 0, 0, 16), (jeq, "allow", 0, AF_UNIX), (ret, 0, 0, 0x00050000 | errno.EAFNOSUPPORT),
+             "allow", (ret, 0, 0, 0x7FFF0000), "eacces", (ret, 0, 0, 0x00050000 | errno.EACCES)]
+    install_filter(resolve_labels(prog))
+
+
+def resolve_labels(prog: list) -> list[tuple[int, int, int, int]]:
+    """A BPF program whose jump targets are label names (strings in the list) turned into
+    the relative offsets the kernel reads."""
+    at = {}
+    out = []
+    for item in prog:
+        if isinstance(item, str):
+            at[item] = len(out)
+        else:
+            out.append(item)
+    done = []
+    for i, (code, jt, jf, k) in enumerate(out):
+        jt = at[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = at[jf] - i - 1 if isinstance(jf, str) else jf
+        done.append((code, jt, jf, k))
+    return done
 
 
 # namespace flags of clone(2) (the low 32 bits: clone() ignores the rest): NEWNS, NEWCGROUP,
@@ -333,7 +367,7 @@ def main() -> None:
     for fd in (control, out_fd, err_fd):
         os.set_inheritable(fd, False)  # the command gets out_fd and err_fd as 1 and 2 only
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
-    if sys.argv[4] in ("1", "2"):
+    if sys.argv[4] != "-":
         socket_filter(sys.argv[4])
     if sys.argv[7:8] == ["1"]:
         deny_namespaces()

@@ -35,7 +35,7 @@ from parism.run.sandbox.bwrap import build_argv, userns_disabled
 from parism.run.sandbox.cgroup import PidsCgroup
 from parism.run.sandbox.identity import MapHandshake, RunAs, setpriv_prefix
 from parism.run.sandbox.network import Egress, helper_filter, netns_code
-from parism.run.sandbox.plan import Plan
+from parism.run.sandbox.plan import UNIX_FILTER, Plan
 from parism.run.sandbox.reap import KILL_WAIT_S, end_tree, only_child, pidfd
 
 BWRAP_ENV = {"PATH": "/usr/bin:/bin"}
@@ -113,7 +113,8 @@ def helper_command(plan: Plan, source_fd: int, control_fd: int, out_fd: int, err
     before the hand-over."""
     limits = ",".join(f"{name}={'-' if value is None else value}" for name, value in plan.rlimits)
     return [*setpriv_prefix(plan.run_as), plan.python, "-I", "-S", f"/proc/self/fd/{source_fd}", str(control_fd),
-            str(out_fd), str(err_fd), helper_filter(plan.namespace, plan.deny_unix_sockets), str(plan.oom_score_adj),
+            str(out_fd), str(err_fd),
+            helper_filter(plan.namespace, plan.network, plan.deny_unix_sockets, UNIX_FILTER), str(plan.oom_score_adj),
             limits, "0" if userns_disabled(plan) else "1"]
 
 

@@ -103,10 +103,25 @@ class Egress:
         self._theirs.close()
 
 
-def helper_filter(namespace: str, deny_unix_sockets: bool) -> str:
-    """The helper's socket filter mode: "2" for host_net (only netlink: read, never connect),
-    "1" no Unix sockets, "0" none (a socket bind lifted it)."""
-    if not deny_unix_sockets:
-        return "0"
-    return "2" if namespace == "host_net" else "1"
+#: Address families per command class (docs/security.md, "Socket families"): AF_INET/AF_INET6
+#: where the class has network (through the egress proxy); AF_NETLINK where a command reads
+#: kernel state — the host's in host_net (ss, netstat), the sandbox's own network namespace
+#: elsewhere (``hostname -I``, a resolver asking for its addresses: every class had it before
+#: the allowlist, and without network that namespace holds only its loopback). AF_UNIX is
+#: added only where a socket bind lifted the Unix filter. Nothing is wider than before.
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+CLASS_FAMILIES = {"host_net": (AF_NETLINK,), "network": (AF_INET, AF_INET6, AF_NETLINK), "none": (AF_NETLINK,)}
 
+
+def socket_families(namespace: str, network: bool, deny_unix_sockets: bool) -> tuple[int, ...]:
+    """The address families a command of this class may create sockets of."""
+    kind = "host_net" if namespace == "host_net" else "network" if network else "none"
+    return tuple(sorted((*CLASS_FAMILIES[kind], *(() if deny_unix_sockets else (AF_UNIX,)))))
+
+
+def helper_filter(namespace: str, network: bool, deny_unix_sockets: bool, supported: bool = True) -> str:
+    """The helper's socket filter argument: the allowed families, comma-separated (``-``: no
+    filter — an architecture the helper has none for)."""
+    if not supported:
+        return "-"
+    return ",".join(str(f) for f in socket_families(namespace, network, deny_unix_sockets))
