@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from parism.wire.clip import clip
 from parism.wire.envelope import (
     Continuation,
     Envelope,
     Failure,
     FsDiff,
+    Note,
     Omission,
     OutputField,
     PageInfo,
@@ -49,6 +51,11 @@ from parism.results.answer import budgeted, row_key, unretained
 from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
 from parism.run.truth import Corrected, correct
+
+
+#: An ``egress_refused`` note names at most this many distinct refusals, each cut to this length.
+NOTE_REASONS = 3
+NOTE_REASON_CHARS = 200
 
 
 def decode(data: bytes) -> tuple[str, bool]:
@@ -193,6 +200,7 @@ class Finisher:
         refused = egress_refusals(ran.launcher)
         if refused:
             ran.warnings.append("egress_refused")  # a 403 body on stdout is the proxy's, not the server's
+        notes = self._egress_notes(req, refused)
         if failure is not None and failure.reason == "non_zero_exit" and ran.decision is not None:
             hint = network_hint(req.cmd, bool(ran.decision.network), cap.exit_code, ran.stderr_text, refused)
             if hint:
@@ -211,7 +219,7 @@ class Finisher:
             cmd=req.cmd, args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
             diff=ran.diff, truncated=True if cap.stdout_truncated else None,
-            failure=self._masked(req, body.failure), omission=(ran.omissions + body.omissions) or None,
+            failure=self._masked(req, body.failure), notes=notes, omission=(ran.omissions + body.omissions) or None,
         )
         env = self._extras(env, ran, body, parse_ms)
         opts = req.opts
@@ -253,7 +261,8 @@ class Finisher:
             args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=OutputField(raw=pg.raw), stderr=OutputField(raw=ran.stderr_text),
             diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut) else None, page_info=info,
-            failure=self._masked(req, failure), omission=omissions or None,
+            failure=self._masked(req, failure), notes=self._egress_notes(req, egress_refusals(ran.launcher)),
+            omission=omissions or None,
         )
 
     def parse_saved(self, req: Any, raw: str, os_name: str | None) -> Envelope:
@@ -371,6 +380,18 @@ class Finisher:
             warnings=ran.warnings + body.warnings,
             sandbox=SandboxReview(**sandbox) if sandbox else None,
         )
+
+    def _egress_notes(self, req: Any, refused: list[str]) -> list[Note] | None:
+        """The ``egress_refused`` note of a call the egress proxy refused something: in every
+        answer (the lean default one too), whether or not the command failed because of it."""
+        if not refused:
+            return None
+        distinct = list(dict.fromkeys(refused))
+        shown = "; ".join(clip(r, NOTE_REASON_CHARS) for r in distinct[:NOTE_REASONS])
+        more = f" (+{len(distinct) - NOTE_REASONS} more)" if len(distinct) > NOTE_REASONS else ""
+        message = (f"the egress proxy refused {len(refused)} request(s): {shown}{more}. Any 403 "
+                   "answer on stdout is the proxy's refusal, not the destination's answer")
+        return [Note(name="egress_refused", message=self.echo(req).text(message), count=len(refused))]
 
     def _masked(self, req: Any, failure: Failure | None) -> Failure | None:
         if failure is None:

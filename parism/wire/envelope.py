@@ -219,6 +219,17 @@ class Continuation(WireModel):
     hint: str | None = None
 
 
+class Note(WireModel):
+    """Something the call did that its output alone does not show, in every answer that has
+    it (not only in ``review``): ``egress_refused`` — the egress proxy refused a destination
+    during the call, so a 403 on stdout is the proxy's answer, not the destination's
+    (docs/envelope.md, "Notes")."""
+
+    name: Literal["egress_refused"]
+    message: str
+    count: int
+
+
 class Envelope(WireModel):
     """The response of ``run``, ``run_paged`` and ``parse`` (contract §5)."""
 
@@ -237,6 +248,7 @@ class Envelope(WireModel):
     page_info: PageInfo | None = None
     guard_error: GuardError | None = None
     failure: Failure | None = None
+    notes: list[Note] | None = None
     telemetry: Telemetry | None = None
     review: Review | None = None
     omission: list[Omission] | None = None

@@ -7,7 +7,8 @@ namespace (``attach``); the server accepts on them here, on one event loop threa
   host:port`` (HTTPS and any TLS) and absolute-form plain HTTP requests. The proxy resolves the
   name itself and connects only to addresses that ``Destinations`` allows — every address
   after DNS resolution, for every request, so each hop of a redirect (``curl -L``) is checked
-  again. A refusal is a ``403`` whose body and ``X-Parism-Refused`` header say why;
+  again. A refusal is a ``403`` whose body (:data:`REFUSAL_BODY`, naming the proxy) and
+  ``X-Parism-Refused`` header say why, and the envelope carries a note (``egress_refused``);
 - UDP and TCP port 53 on each resolver address of ``/etc/resolv.conf``: relayed to that same
   resolver, and nowhere else.
 
@@ -39,6 +40,10 @@ CONNECT_TIMEOUT_S = 10.0
 DNS_TIMEOUT_S = 5.0
 DNS_MAX = 4096
 HOP_HEADERS = (b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive")
+
+#: The body of a refusal: a client that prints it (``curl`` without ``-f`` exits 0) shows whose
+#: answer it is, never something that could pass for the destination's.
+REFUSAL_BODY = b"parism egress proxy: request refused, nothing was sent to the destination: %s\n"
 
 
 class Refused(Exception):
@@ -109,6 +114,12 @@ class EgressProxy:
                     await coro_fn(reader, writer)
                 except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
                     pass
+                except asyncio.CancelledError:
+                    # ``Attached.close`` ends a connection still open when the call ends (an
+                    # upstream that keeps it after its answer). Ending normally here: a task that
+                    # stays cancelled makes asyncio's client_connected_cb callback call
+                    # ``task.exception()``, which raises and prints a traceback on stderr.
+                    pass
                 finally:
                     handle.tasks.discard(task)
                     writer.close()
@@ -140,11 +151,12 @@ async def serve_proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         up_r, up_w = await open_checked(host, port, dest)
     except Refused as refused:
         refusals.append(refused.reason)
-        body = refused.reason.encode() + b"\n"
+        reason = refused.reason.encode("utf-8", "replace")
+        body = REFUSAL_BODY % reason
         writer.write(b"HTTP/1.1 %d %s\r\nX-Parism-Refused: %s\r\nContent-Type: text/plain\r\n"
                      b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
                      % (refused.status, b"Forbidden" if refused.status == 403 else b"Bad Request",
-                        body.strip(), len(body), body))
+                        reason.replace(b"\r", b" ").replace(b"\n", b" "), len(body), body))
         await writer.drain()
         return
     except ValueError:
