@@ -111,6 +111,7 @@ class Ran:
     cap_bytes: int  # the stdout cap this execution ran under
     warnings: list[str] = field(default_factory=list)
     omissions: list[Omission] = field(default_factory=list)
+    masked_cut: set[str] = field(default_factory=set)  # streams cut at their cap after masking
 
     def not_cacheable(self) -> str | None:
         c = self.cap
@@ -190,7 +191,28 @@ class Finisher:
         ran.fallback_ran = ran.fallback_ran or getattr(masked, "fallback_ran", False)
         if masked.withheld_reason is not None:
             ran.omissions.append(Omission(stage="privacy", reason=f"{name} withheld: {masked.withheld_reason}"))
+        if masked.count and len(masked.text) > len(text):
+            return self._capped(ran, masked.text, text, name)
         return masked.text
+
+    def _capped(self, ran: Ran, masked: str, text: str, name: str) -> str:
+        """The masked stream cut at the stream's byte cap (or at the text's own size, when the
+        capture decoded longer): the markers replacing many short matches never make the answer
+        longer than the output the cap let in (docs/security.md, "Bounded configuration")."""
+        from parism.engine import HARD_CAP  # the engine imports this module
+
+        guard = self.cfg.settings.guard
+        cap = ran.cap_bytes if name == "stdout" else (guard.max_stderr_bytes or HARD_CAP)
+        limit = max(cap, len(text.encode("utf-8", "replace")))
+        data = masked.encode("utf-8", "replace")
+        if len(data) <= limit:
+            return masked
+        kept = complete_lines(data[:limit]).decode("utf-8", "ignore")
+        ran.masked_cut.add(name)
+        ran.omissions.append(Omission(stage="capture", reason=(
+            f"{name} cut at the byte cap after masking: the redaction markers made it {len(data)} bytes, "
+            f"the cap is {limit}")))
+        return kept
 
     # -- stage: parse + shape -----------------------------------------------------------
 
@@ -218,7 +240,7 @@ class Finisher:
             ok=failure is None and not shaping_refused, exitCode=exit_code_of(cap), signal=cap.signal,
             cmd=req.cmd, args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
-            diff=ran.diff, truncated=True if cap.stdout_truncated else None,
+            diff=ran.diff, truncated=True if cap.stdout_truncated or "stdout" in ran.masked_cut else None,
             failure=self._masked(req, body.failure), notes=notes, omission=(ran.omissions + body.omissions) or None,
         )
         env = self._extras(env, ran, body, parse_ms)
@@ -260,7 +282,8 @@ class Finisher:
             ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal, cmd=req.cmd,
             args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
             duration_ms=cap.duration_ms, stdout=OutputField(raw=pg.raw), stderr=OutputField(raw=ran.stderr_text),
-            diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut) else None, page_info=info,
+            diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut or "stdout" in ran.masked_cut) else None,
+            page_info=info,
             failure=self._masked(req, failure), notes=self._egress_notes(req, egress_refusals(ran.launcher)),
             omission=omissions or None,
         )

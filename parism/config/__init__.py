@@ -25,7 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from parism.config.layers import (
+    error_location,
     ConfigProblem,
     Leaves,
     env_layers,
@@ -98,6 +101,7 @@ class _Stack:
     def __init__(self) -> None:
         self.values: dict[str, Any] = _flat_values(Settings())
         self.origins: dict[str, str] = {key: "default" for key in self.values}
+        self.floor: dict[str, Any] = dict(self.values)  # what a key refused late falls back to
 
     def apply(self, leaves: Leaves, origin: str) -> None:
         for key, value in leaves.items():
@@ -106,7 +110,35 @@ class _Stack:
             self.values[key] = value
             self.origins[key] = origin
 
-    def settings(self) -> Settings:
+    def settings(self) -> tuple[Settings, list[ConfigProblem]]:
+        """The validated settings, and a problem for each value that is valid in its layer but
+        not once merged or resolved (a table merged past its bound, a relative path made longer
+        than PATH_MAX by its base): that key falls back to its default, the loader never raises."""
+        problems: list[ConfigProblem] = []
+        defaults = self.floor
+        for _ in range(len(self.values) + 1):
+            try:
+                return Settings.model_validate(self._tree()), problems
+            except ValidationError as exc:
+                bad: set[str] = set()
+                for err in exc.errors():
+                    loc = [str(x) for x in err["loc"]]
+                    key = next((".".join(loc[:n]) for n in range(len(loc), 0, -1) if ".".join(loc[:n]) in self.values),
+                               None)
+                    if key is None or key in bad:
+                        continue
+                    bad.add(key)
+                    rest = error_location(loc[len(key.split(".")):])
+                    problems.append(ConfigProblem(self.origins.get(key, "default"), key,
+                                                  f"{rest}: {err['msg']}" if rest else err["msg"]))
+                if not bad:
+                    raise
+                for key in bad:
+                    self.values[key] = defaults.get(key)
+                    self.origins[key] = "default"
+        raise AssertionError("unreachable: each round resets at least one key")
+
+    def _tree(self) -> dict[str, Any]:
         tree: dict[str, Any] = {}
         for key, value in self.values.items():
             node = tree
@@ -114,7 +146,7 @@ class _Stack:
             for part in parents:
                 node = node.setdefault(part, {})
             node[leaf] = value
-        return Settings.model_validate(tree)
+        return tree
 
 
 def _file_layer(path: str, origin_kind: str, warnings: list[str]) -> tuple[str, Leaves, list[ConfigProblem]] | None:
@@ -203,6 +235,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
 
     stack = _Stack()
     stack.values["guard.allowed_paths"] = [server_cwd]
+    stack.floor["guard.allowed_paths"] = [server_cwd]
     profile_origin = f"profile:{profile.path}"
     leaves, problems = _profile_layer(profile, server_cwd)
     errors.extend(problems)
@@ -221,7 +254,8 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
     stack.values["guard.profile"] = profile_name
     stack.origins["guard.profile"] = profile_from
 
-    settings = stack.settings()
+    settings, late = stack.settings()
+    errors.extend(late)
     if settings.guard.allowed_paths == []:
         warnings.append(
             "WARNING: guard.allowed_paths is [] — path checks are OFF: commands may read any path "

@@ -12,12 +12,13 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from parism.clip import clip
 from parism.config.model import Settings, Strict
 
 Leaves = dict[str, Any]
@@ -123,9 +124,15 @@ def _dump(value: Any) -> Any:
 def _short(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors()[:3]:
-        loc = ".".join(str(x) for x in err["loc"][1:])
+        loc = error_location(err["loc"][1:])
         parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
     return "; ".join(parts)
+
+
+def error_location(loc: Sequence[Any]) -> str:
+    """A validation error's location as a dotted key, each part cut (a 1 MB table key past
+    its bound is named, not echoed)."""
+    return ".".join(clip(str(x), 64) for x in loc)
 
 
 def flatten(doc: Mapping[str, Any], source: str, model: type[BaseModel] = Settings,

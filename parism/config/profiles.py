@@ -14,7 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from parism.config.layers import ConfigProblem, read_document
+from parism.clip import clip
+from parism.config.bounds import COMMANDS, NAME_CHARS
+from parism.config.layers import ConfigProblem, error_location, read_document
 from parism.config.model import CommandPolicy, Profile
 
 SHIPPED = ("readonly", "build")
@@ -68,12 +70,19 @@ def load_profile(name: str) -> tuple[Profile, list[ConfigProblem]]:
     if not isinstance(raw_commands, dict):
         problems.append(ConfigProblem(path, "commands", "must be a table"))
         raw_commands = {}
+    if len(raw_commands) > COMMANDS:
+        problems.append(ConfigProblem(path, "commands", f"at most {COMMANDS} commands, got {len(raw_commands)}"))
+        raw_commands = {}
     for cmd, table in raw_commands.items():
+        if len(cmd) > NAME_CHARS:
+            problems.append(ConfigProblem(path, f"commands.{clip(cmd, 64)}",
+                                          f"a command name has at most {NAME_CHARS} characters"))
+            continue
         try:
             commands[cmd] = CommandPolicy.model_validate(table)
         except ValidationError as exc:
             for err in exc.errors()[:5]:
-                loc = ".".join(str(x) for x in err["loc"])
+                loc = error_location(err["loc"])
                 problems.append(ConfigProblem(path, f"commands.{cmd}.{loc}".rstrip("."), err["msg"]))
     guard = doc.get("guard", {})
     sandbox = doc.get("sandbox", {})
