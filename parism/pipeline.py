@@ -58,6 +58,20 @@ NOTE_REASONS = 3
 NOTE_REASON_CHARS = 200
 
 
+def cap_masked(masked: str, text: str, cap: int, name: str) -> tuple[str, Omission | None]:
+    """The masked stream cut at the stream's byte cap (or at the text's own size, when that
+    is larger): the markers replacing many short matches never make the answer longer than the
+    output the cap let in (docs/security.md, "Bounded configuration"); the omission saying so."""
+    limit = max(cap, len(text.encode("utf-8", "replace")))
+    data = masked.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return masked, None
+    kept = complete_lines(data[:limit]).decode("utf-8", "ignore")
+    return kept, Omission(stage="capture", reason=(
+        f"{name} cut at the byte cap after masking: the redaction markers made it {len(data)} bytes, "
+        f"the cap is {limit}"))
+
+
 def decode(data: bytes) -> tuple[str, bool]:
     """UTF-8 text and whether it was valid (invalid bytes become U+FFFD)."""
     try:
@@ -196,22 +210,14 @@ class Finisher:
         return masked.text
 
     def _capped(self, ran: Ran, masked: str, text: str, name: str) -> str:
-        """The masked stream cut at the stream's byte cap (or at the text's own size, when the
-        capture decoded longer): the markers replacing many short matches never make the answer
-        longer than the output the cap let in (docs/security.md, "Bounded configuration")."""
         from parism.engine import HARD_CAP  # the engine imports this module
 
         guard = self.cfg.settings.guard
         cap = ran.cap_bytes if name == "stdout" else (guard.max_stderr_bytes or HARD_CAP)
-        limit = max(cap, len(text.encode("utf-8", "replace")))
-        data = masked.encode("utf-8", "replace")
-        if len(data) <= limit:
-            return masked
-        kept = complete_lines(data[:limit]).decode("utf-8", "ignore")
-        ran.masked_cut.add(name)
-        ran.omissions.append(Omission(stage="capture", reason=(
-            f"{name} cut at the byte cap after masking: the redaction markers made it {len(data)} bytes, "
-            f"the cap is {limit}")))
+        kept, omission = cap_masked(masked, text, cap, name)
+        if omission is not None:
+            ran.masked_cut.add(name)
+            ran.omissions.append(omission)
         return kept
 
     # -- stage: parse + shape -----------------------------------------------------------
@@ -294,14 +300,22 @@ class Finisher:
             target = normalize_os(os_name) if os_name is not None else self.os
         except ValueError as exc:
             return no_process(req.cmd, req.args, "", Failure(kind="config", reason="invalid_request", message=str(exc)))
-        masked = self.redactor.mask(raw if isinstance(raw, str) else str(raw))
+        text = raw if isinstance(raw, str) else str(raw)
+        masked = self.redactor.mask(text)
         omissions = []
         if masked.withheld_reason is not None:
             omissions.append(Omission(stage="privacy", reason=f"stdout withheld: {masked.withheld_reason}"))
-        body = self._body(req, masked.text, masked.withheld_reason is None, None, target)
+        shown, cut = masked.text, None
+        if masked.count and len(shown) > len(text):
+            from parism.engine import HARD_CAP  # the engine imports this module
+
+            shown, cut = cap_masked(shown, text, self.cfg.settings.guard.max_output_bytes or HARD_CAP, "stdout")
+            omissions += [cut] if cut is not None else []
+        body = self._body(req, shown, masked.withheld_reason is None, None, target)
         return Envelope(
             ok=True, exitCode=0, cmd=req.cmd, args=self.echo(req).args(), cwd="",
             duration_ms=0, stdout=body.stdout, stderr=OutputField(raw=""), diff=None,
+            truncated=True if cut is not None else None,
             failure=self._masked(req, body.failure), omission=(omissions + body.omissions) or None,
         )
 

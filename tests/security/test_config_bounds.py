@@ -64,3 +64,19 @@ def test_masking_cannot_multiply_the_answer(tmp_path: Path) -> None:
     assert raw.endswith("\n") and env["truncated"] is True
     assert any(o["stage"] == "capture" and "after masking" in o["reason"] for o in env["omission"]), env["omission"]
     assert len(json.dumps(env)) < 4 * CAP  # raw and its parsed lines, each from the capped text
+
+
+def test_parse_output_masking_cannot_multiply_the_answer_either(tmp_path: Path) -> None:
+    text = ("x " * 40 + "\n") * 1000
+    secrets = {"output_redaction_enabled": True, "output_patterns": ["x"], "redaction_marker": "M" * 64}
+    cfg = tmp_path / "parism.toml"
+    cfg.write_text(tomli_w.dumps({"guard": {"allowed_commands": ["cat"], "secrets": secrets}}))
+    e = create_engine(str(cfg))
+    try:
+        env = e.parse_output("cat", [], text).to_wire()
+        armed = Redactor.from_config(e.cfg).mask(text).text
+    finally:
+        e.close()
+    assert len(armed.encode()) > 25 * CAP  # armed
+    assert len(env["stdout"]["raw"].encode()) <= CAP and env["truncated"] is True, len(env["stdout"]["raw"])
+    assert len(json.dumps(env)) < 4 * CAP
