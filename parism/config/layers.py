@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from parism.clip import clip
+from parism.wire.clip import clip
 from parism.config.model import Settings, Strict
 
 Leaves = dict[str, Any]

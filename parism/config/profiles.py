@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from parism.clip import clip
+from parism.wire.clip import clip
 from parism.config.bounds import COMMANDS, NAME_CHARS
 from parism.config.layers import ConfigProblem, error_location, read_document
 from parism.config.model import CommandPolicy, Profile

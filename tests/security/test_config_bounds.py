@@ -15,7 +15,7 @@ import tomli_w
 
 from parism.config import load_config
 from parism.engine import Engine, create_engine
-from parism.redact import Redactor
+from parism.output.redact import Redactor
 
 CAP = 102_400  # guard.max_output_bytes' default
 

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parism.mcp import jsonrpc
-from parism.mcp.jsonrpc import UNREADABLE, top_level_id
+from parism.server import jsonrpc
+from parism.server.jsonrpc import UNREADABLE, top_level_id
 
 INVALID_REQUEST, INVALID_PARAMS, PARSE_ERROR = -32600, -32602, -32700
 
