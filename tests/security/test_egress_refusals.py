@@ -11,7 +11,7 @@ refused.
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
 import socket
 import subprocess
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import make_workdir
+from tests.e2e.conftest import REPO_ROOT, make_workdir
 from tests.e2e.rawrpc import RawServer
 from tests.security.test_egress_engine import engine
 
@@ -159,7 +159,10 @@ def test_a_proxied_call_leaves_the_servers_stderr_free_of_tracebacks() -> None:
         (work / "parism-test.toml").write_text(
             f'[guard]\nallowed_commands = ["curl"]\nallowed_paths = ["{work}"]\n'
             f'[sandbox]\nmode = "required"\nnetwork_allow = ["127.0.0.1:{keeper.port}"]\n')
-        server = RawServer(work)
+        # the server's imports as this test's (scripts/test-nonroot runs the system python3 with
+        # the virtualenv's packages on PYTHONPATH)
+        path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
+        server = RawServer(work, env={"PYTHONPATH": path})
         try:
             server.initialize()
             for i in range(3):
