@@ -69,7 +69,7 @@ from parism.output.paging import PageCache, page_of
 from parism.packs.table import PackTable
 from parism.parsers import registry
 from parism.parsers.osinfo import host_os
-from parism.pipeline import Finisher, Ran
+from parism.pipeline import HARD_CAP, Finisher, Ran
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
 from parism.run.sandbox import Sandbox
@@ -77,7 +77,6 @@ from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
 
-HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound
 PAGED_CAPTURE = 10 * 1024 * 1024  # run_paged keeps the whole output up to this (v1's buffer)
 NO_TIMEOUT_S = 3600.0  # timeout_ms = 0
 CANCEL_WAIT_S = 10.0

@@ -53,6 +53,8 @@ from parism.output.shape.project import precheck, project, projection_omission
 from parism.run.truth import Corrected, correct
 
 
+HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound (the engine's caps too)
+
 #: An ``egress_refused`` note names at most this many distinct refusals, each cut to this length.
 NOTE_REASONS = 3
 NOTE_REASON_CHARS = 200
@@ -210,8 +212,6 @@ class Finisher:
         return masked.text
 
     def _capped(self, ran: Ran, masked: str, text: str, name: str) -> str:
-        from parism.engine import HARD_CAP  # the engine imports this module
-
         guard = self.cfg.settings.guard
         cap = ran.cap_bytes if name == "stdout" else (guard.max_stderr_bytes or HARD_CAP)
         kept, omission = cap_masked(masked, text, cap, name)
@@ -307,8 +307,6 @@ class Finisher:
             omissions.append(Omission(stage="privacy", reason=f"stdout withheld: {masked.withheld_reason}"))
         shown, cut = masked.text, None
         if masked.count and len(shown) > len(text):
-            from parism.engine import HARD_CAP  # the engine imports this module
-
             shown, cut = cap_masked(shown, text, self.cfg.settings.guard.max_output_bytes or HARD_CAP, "stdout")
             omissions += [cut] if cut is not None else []
         body = self._body(req, shown, masked.withheld_reason is None, None, target)
