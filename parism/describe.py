@@ -25,7 +25,7 @@ MAX_EXAMPLES = 5
 ALTERNATIVE_SAMPLES: dict[str, list[list[str]]] = {
     # argument forms agents type that a parser does not read; their hints are the alternatives
     "df": [["-hi"]], "journalctl": [["-o", "verbose"]], "systemctl": [["status", "ssh"]],
-    "git": [["log", "--graph"], ["diff", "--stat=80"]], "kubectl": [["get", "deployments"]],
+    "git": [["log", "--graph"], ["diff", "--dirstat"]], "kubectl": [["get", "deployments"]],
     "docker": [["ps", "--format", "{{.Names}}"]], "gh": [["pr", "view", "1"]], "npm": [["ls", "--parseable"]],
     "stat": [["-c", "%s", "file"]], "helm": [["list", "-o", "yaml"]], "curl": [["-s", "https://example.com"]],
     "ls": [["-C"]], "tail": [["-f", "app.log"]],

@@ -124,7 +124,7 @@ _EXCLUSIVE = (("--name-only", "--name-status", "--numstat", "--stat", "--shortst
 
 
 def hint(args: list[str]) -> list[str]:
-    """Display variants (``--stat=80``, ``--dirstat``, word diffs): ``--numstat`` gives the counts
+    """Display variants (``--stat=W,N,COUNT``, ``--dirstat``, word diffs): ``--numstat`` gives the counts
     in a stable form."""
     drop = {"--stat", "--shortstat", "--dirstat", "--compact-summary", "--summary", "--color-words",
             "--word-diff", "-z", "--color", "--raw"}
