@@ -27,7 +27,7 @@ ALTERNATIVE_SAMPLES: dict[str, list[list[str]]] = {
     "df": [["-hi"]], "journalctl": [["-o", "verbose"]], "systemctl": [["status", "ssh"]],
     "git": [["log", "--graph"], ["diff", "--dirstat"]], "kubectl": [["get", "deployments"]],
     "docker": [["ps", "--format", "{{.Names}}"]], "gh": [["pr", "view", "1"]], "npm": [["ls", "--parseable"]],
-    "stat": [["-c", "%s", "file"]], "helm": [["list", "-o", "yaml"]], "curl": [["-s", "https://example.com"]],
+    "stat": [["-c", "%10s", "file"]], "helm": [["list", "-o", "yaml"]], "curl": [["-s", "https://example.com"]],
     "ls": [["-C"]], "tail": [["-f", "app.log"]],
 }
 
