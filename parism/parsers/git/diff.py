@@ -18,7 +18,7 @@ used up, so content lines such as ``diff --git`` inside a file cannot split it.
 without ``status`` where the form does not print it); a ``--numstat`` rename (``a => b``,
 ``dir/{a => b}/f``) gives ``old_path`` and ``path``. ``--stat`` gives ``stats.files`` with
 ``path`` and, for a rename, ``orig_path``, unquoted; a path git shortened to ``.../tail`` to fit
-the width is refused with ``--numstat`` as the hint, never passed on as a name. The
+the width keeps that text with ``shortened: true`` (``--numstat`` prints whole paths). The
 whole diff is not repeated in the result.
 """
 

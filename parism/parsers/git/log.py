@@ -56,6 +56,7 @@ from parism.argv.tokenize import Tokens
 class FileStat(BaseModel):
     path: str
     orig_path: str | None = None
+    shortened: bool | None = None  # git printed only ".../tail" of the path (the stat width)
     changes: int | None = None
     insertions: int | None = None
     deletions: int | None = None
@@ -202,13 +203,12 @@ class StatPathUnsupported(Unsupported):
 
 
 def _stat_path(text: str) -> Row:
-    """``path`` (and ``orig_path`` for a rename) of a stat line, unquoted. Git shortens a path
-    that does not fit the stat width to ``.../tail``, and a name holding `` => `` twice cannot be
-    split: both are refused rather than guessed (``--numstat`` and ``--name-status`` print
-    whole, unambiguous paths)."""
-    if text.startswith(".../"):
-        raise StatPathUnsupported(f"git --stat shortened a path to fit its width ({text[:80]!r})",
-                                  "--numstat")
+    """``path`` (and ``orig_path`` for a rename) of a stat line, unquoted. A path git shortened
+    to ``.../tail`` (or ``... => tail`` inside a rename) to fit the stat width keeps that text with ``shortened: true`` (``--numstat``
+    prints whole paths); a name holding `` => `` twice cannot be split and is refused rather
+    than guessed (``--name-status`` separates the two paths with a TAB)."""
+    if text.startswith("..."):  # only the tail is known: kept as printed, and said so
+        return {"path": text, "shortened": True}
     if text.count(" => ") > 1:
         raise StatPathUnsupported(f"git --stat: cannot tell which ' => ' is the rename in {text[:80]!r}",
                                   "--name-status")

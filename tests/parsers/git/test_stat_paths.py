@@ -79,13 +79,17 @@ def test_log_stat_paths_are_gits_own(repo: Path) -> None:
         assert rows(commits[0]["stats"]["files"], "orig_path") == truth(repo), args
 
 
-def test_a_path_git_shortened_is_refused_not_passed_on(repo: Path) -> None:
+def test_a_path_git_shortened_says_so(repo: Path) -> None:
     args = ["diff", "--stat=40", "HEAD~1"]
     text = git(repo, *args)
     assert ".../" in text  # the control: git really shortened a path at this width
-    out = parse("git", args, text)
-    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
-    assert out.parse_error.hint.args == ["diff", "HEAD~1", "--numstat"]
+    files = parsed("git", args, text)["stats"]["files"]
+    short = [f for f in files if f.get("shortened")]
+    # git keeps only the tail, even of a quoted name or inside a rename: kept as printed, marked
+    assert short and all(f["path"].startswith("...") and "orig_path" not in f for f in short)
+    whole = truth(repo)
+    assert len(files) == len(whole)
+    assert all(f["path"] in whole for f in files if not f.get("shortened"))
 
 
 def test_two_arrows_cannot_be_split_and_are_refused(tmp_path: Path) -> None:
