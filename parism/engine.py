@@ -94,6 +94,7 @@ class Request:
     include_diff: bool = False
     contract_version: str = "stable"
     echo: Any = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
+    timeout_ms: int | None = None  # the call's effective timeout, set by Engine._prepare
     opts: Any = field(default=None, repr=False, compare=False)  # the call's options model
 
     @classmethod
@@ -314,6 +315,10 @@ class Engine:
         bad = self._config_refusal(req)
         if bad is not None:
             return bad
+        timeout_ms = self._timeout_ms(req)
+        if isinstance(timeout_ms, Envelope):
+            return timeout_ms
+        req.timeout_ms = timeout_ms
         t0 = time.monotonic()
         decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg, self._guard_setup)
         guard_ms = (time.monotonic() - t0) * 1000
@@ -326,9 +331,8 @@ class Engine:
         binary = resolve_binary(req.cmd, env.get("PATH", ""))
         if isinstance(binary, SpawnError):
             return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, binary, decision.cwd))
-        timeout_ms = self.cfg.settings.guard.timeout_ms
         spec = ExecSpec(argv=[binary, *decision.exec_args], cwd=decision.cwd, env=dict(env),
-                        timeout_s=timeout_ms / 1000 if timeout_ms else NO_TIMEOUT_S,
+                        timeout_s=timeout_ms / 1000,
                         max_stdout=self._stdout_cap(),
                         max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP)
         launcher = self.sandbox.launcher(decision, spec)
@@ -350,6 +354,19 @@ class Engine:
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _timeout_ms(self, req: Request) -> int | Envelope:
+        """The call's timeout: its own ``timeout_ms`` (refused above ``guard.max_timeout_ms``,
+        naming the bound) or ``guard.timeout_ms`` (0: unlimited), either way at most the bound."""
+        guard = self.cfg.settings.guard
+        asked = getattr(req.opts, "timeout_ms", None)
+        if asked is None:
+            return min(guard.timeout_ms or int(NO_TIMEOUT_S * 1000), guard.max_timeout_ms)
+        if asked > guard.max_timeout_ms:
+            return self._request_error(
+                req, f"parameter 'timeout_ms' must be at most {guard.max_timeout_ms} (guard.max_timeout_ms), "
+                     f"got {asked}")
+        return int(asked)
 
     def _config_refusal(self, req: Request) -> Envelope | None:
         """An unusable configuration refuses every call (spec decision 12)."""

@@ -28,6 +28,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="default: the lean answer (docs/envelope.md)")
     p.add_argument("--include-diff", dest="include_diff", action="store_true",
                    help="report files created/deleted/modified under cwd")
+    p.add_argument("--timeout", type=int, metavar="MS",
+                   help="this call's timeout in ms (default guard.timeout_ms, at most guard.max_timeout_ms)")
     g = p.add_argument_group("projection (contract §11: where → sort-by → limit → select)")
     g.add_argument("--select", metavar="F1,F2", help="fields to keep per row, in this order")
     g.add_argument("--where", action="append", metavar="COND",
@@ -51,7 +53,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
     """The ``run`` options the flags spell (unset flags left out), or what is wrong with them."""
     opts: dict[str, Any] = {"format": ns.format, "includeDiff": ns.include_diff or None, "limit": ns.limit,
-                            "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version}
+                            "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version,
+                            "timeout_ms": ns.timeout}
     if ns.select is not None:
         selected = _names(ns.select)
         if isinstance(selected, str):
