@@ -213,6 +213,7 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
         guard_summary={
             "block_patterns": list(guard.block_patterns), "allowed_paths": guard.allowed_paths or [],
             "timeout_ms": guard.timeout_ms, "max_timeout_ms": guard.max_timeout_ms,
+            "max_stdin_bytes": guard.max_stdin_bytes,
             "max_output_bytes": guard.max_output_bytes,
             "max_items": guard.max_items, "max_concurrency": guard.max_concurrency,
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,

@@ -319,6 +319,9 @@ class Engine:
         if isinstance(timeout_ms, Envelope):
             return timeout_ms
         req.timeout_ms = timeout_ms
+        stdin = self._stdin(req)
+        if isinstance(stdin, Envelope):
+            return stdin
         t0 = time.monotonic()
         decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg, self._guard_setup)
         guard_ms = (time.monotonic() - t0) * 1000
@@ -334,7 +337,7 @@ class Engine:
         spec = ExecSpec(argv=[binary, *decision.exec_args], cwd=decision.cwd, env=dict(env),
                         timeout_s=timeout_ms / 1000,
                         max_stdout=self._stdout_cap(),
-                        max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP)
+                        max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP, stdin=stdin)
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
@@ -354,6 +357,23 @@ class Engine:
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _stdin(self, req: Request) -> bytes | None | Envelope:
+        """The call's ``stdin`` as bytes (None: /dev/null), refused above ``guard.max_stdin_bytes``
+        naming the bound (its size is told, never its text)."""
+        text = getattr(req.opts, "stdin", None)
+        if text is None:
+            return None
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate (JSON "\ud800"): not text, not guessed at
+            return self._request_error(
+                req, f"parameter 'stdin' is not valid Unicode text (a lone surrogate at character {exc.start})")
+        bound = self.cfg.settings.guard.max_stdin_bytes
+        if len(data) > bound:
+            return self._request_error(
+                req, f"parameter 'stdin' is {len(data)} bytes: more than guard.max_stdin_bytes ({bound})")
+        return data
 
     def _timeout_ms(self, req: Request) -> int | Envelope:
         """The call's timeout: its own ``timeout_ms`` (refused above ``guard.max_timeout_ms``,

@@ -132,6 +132,7 @@ class GuardSettings(Strict):
     timeout_ms: int = Field(default=10000, ge=0, le=DAY_MS)
     # the largest per-call timeout_ms (run, run_paged, job_start); the default above is clipped to it
     max_timeout_ms: int = Field(default=600_000, ge=1, le=DAY_MS)
+    max_stdin_bytes: int = Field(default=1024 * 1024, ge=0, le=GIB)  # a call's stdin (UTF-8 bytes); 0 = none accepted
     max_output_bytes: int = Field(default=102400, ge=0, le=GIB)
     max_stderr_bytes: int = Field(default=262144, ge=0, le=GIB)
     max_items: int = Field(default=500, ge=0, le=MAX_ROWS)

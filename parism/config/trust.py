@@ -108,6 +108,7 @@ RULES: dict[str, Check] = {
     "guard.profile": _profile,
     "guard.timeout_ms": _decrease,
     "guard.max_timeout_ms": _decrease_min1,
+    "guard.max_stdin_bytes": _decrease_min1,
     "guard.max_output_bytes": _decrease,
     "guard.max_stderr_bytes": _decrease,
     "guard.max_items": _decrease,

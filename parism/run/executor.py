@@ -1,7 +1,8 @@
 """Run one argv and capture its output under hard limits (contract §8.9, mcp-notes §1.10).
 
 Why this shape:
-- no shell, ``stdin=/dev/null``, own session (process group), ``close_fds`` — the child can
+- no shell, ``stdin=/dev/null`` (or the call's ``stdin`` bytes as a sealed in-memory file, never
+  a terminal), own session (process group), ``close_fds`` — the child can
   neither read the MCP wire nor be mistaken for part of our own group;
 - stdout and stderr are drained by one selector loop, each under a hard byte cap: at a cap we
   stop reading, kill the tree and report ``output_limit``; we never hold more than cap + one
@@ -47,6 +48,7 @@ class ExecSpec:
     timeout_s: float
     max_stdout: int  # bytes; 0 = unlimited is not offered: every capture is bounded
     max_stderr: int
+    stdin: bytes | None = None  # the command's standard input; None: /dev/null
 
 
 @dataclass(frozen=True)
@@ -139,12 +141,37 @@ class DirectLauncher:
     """Spawn on the host, without a sandbox."""
 
     def start(self, spec: ExecSpec) -> Started:
-        proc = subprocess.Popen(
-            spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, close_fds=True,
-        )
+        stdin = subprocess.DEVNULL if spec.stdin is None else stdin_file(spec.stdin)
+        try:
+            proc = subprocess.Popen(
+                spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
+                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, close_fds=True,
+            )
+        finally:
+            if stdin != subprocess.DEVNULL:
+                os.close(stdin)
         return _DirectStarted(proc)
+
+
+def stdin_file(data: bytes) -> int:
+    """``data`` in a sealed memfd read from its start (a child's standard input): no writer
+    thread, no pipe to fill, and the child cannot change what it was given. The sandbox's
+    helper makes the same file inside the sandbox (``_helper.stdin_file``)."""
+    import fcntl
+
+    fd = os.memfd_create("parism-stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def resolve_binary(cmd: str, path: str) -> str | SpawnError:

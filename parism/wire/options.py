@@ -108,6 +108,9 @@ class RunOptions(CallOptions):
     retain: bool = Field(
         default=False, description="Keep the result for fetch_result/explain_result/compare_results.")
     timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=TIMEOUT)
+    stdin: str | None = Field(default=None, description=(
+        "Text given to the command's standard input (UTF-8, at most guard.max_stdin_bytes); never echoed "
+        "back, and what the command prints of it is redacted like all output. Unset: /dev/null."))
 
     def projection_requested(self) -> bool:
         return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))

@@ -20,6 +20,10 @@ max_timeout_ms = 5000
 
 [guard.command_policies.sleep]
 positionals = "any"
+
+[guard.command_policies.wc]
+flags = { "-w" = "bool" }
+positionals = "path"
 """
 
 
@@ -44,3 +48,30 @@ def test_timeout_flag_above_the_bound_is_refused(work: Path) -> None:  # noqa: F
     env = json.loads(done.stdout)
     assert env["failure"]["reason"] == "invalid_request"
     assert "guard.max_timeout_ms" in env["failure"]["message"] and "5000" in env["failure"]["message"]
+
+
+def test_stdin_flags_give_the_command_its_input(work: Path) -> None:  # noqa: F811
+    cfg = _config(work)
+    done = cli(work, "run", "--config", str(cfg), "--format", "json", "--stdin", "one\ntwo\n", "--", "cat")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["stdout"]["raw"] == "one\ntwo\n"
+    (work / "in.txt").write_text("a b c\n")
+    done = cli(work, "run", "--config", str(cfg), "--format", "json", "--stdin-file", str(work / "in.txt"), "--",
+               "wc", "-w")
+    assert json.loads(done.stdout)["stdout"]["raw"].split()[0] == "3"
+    done = cli(work, "run", "--config", str(cfg), "--format", "json", "--stdin-file", "-", "--", "cat",
+               stdin=b"piped\n")
+    assert json.loads(done.stdout)["stdout"]["raw"] == "piped\n"
+    done = cli(work, "run", "--config", str(cfg), "--format", "json", "--", "cat", stdin=b"not given\n")
+    assert json.loads(done.stdout)["stdout"]["raw"] == ""  # without the flag: /dev/null, as before
+
+
+def test_stdin_flag_errors(work: Path) -> None:  # noqa: F811
+    cfg = _config(work)
+    (work / "bin.dat").write_bytes(b"\xff\xfe")
+    done = cli(work, "run", "--config", str(cfg), "--stdin-file", str(work / "bin.dat"), "--", "cat")
+    assert done.returncode == 2 and "not UTF-8" in done.stderr
+    done = cli(work, "run", "--config", str(cfg), "--stdin-file", str(work / "missing"), "--", "cat")
+    assert done.returncode == 2 and "missing" in done.stderr
+    done = cli(work, "run", "--config", str(cfg), "--stdin", "x", "--stdin-file", "-", "--", "cat")
+    assert done.returncode == 2

@@ -44,3 +44,54 @@ async def test_timeout_ms_above_the_bound_is_refused_naming_it(session: ClientSe
     assert not sleep_procs(sleep_arg)
     bad = await session.call_tool("run", {"cmd": "sleep", "args": ["1"], "timeout_ms": "1000"})
     assert "timeout_ms" in error_text(bad)
+
+
+IO_CONFIG = """\
+[guard]
+allowed_commands = ["cat", "sha256sum", "sleep"]
+timeout_ms = 60000
+max_stdin_bytes = 2000000
+max_output_bytes = 4194304
+
+[guard.command_policies.sleep]
+positionals = "any"
+
+[guard.command_policies.sha256sum]
+positionals = "path"
+"""
+
+
+@pytest.fixture
+async def io_session(workdir: Path):  # type: ignore[no-untyped-def]
+    from tests.e2e.conftest import open_session
+
+    (workdir / "parism-test.toml").write_text(IO_CONFIG)
+    async with open_session(workdir) as s:
+        yield s
+
+
+async def test_stdin_reaches_the_sandboxed_command_whole(io_session: ClientSession, workdir: Path) -> None:
+    import hashlib
+
+    described = payload(await io_session.call_tool("describe", {}))
+    text = "".join(f"{i:07d} ✓\n" for i in range(150_000))  # 1.5 MB: past every pipe buffer
+    env = payload(await io_session.call_tool("run", {"cmd": "sha256sum", "cwd": str(workdir), "stdin": text}))
+    assert env["ok"] is True, env.get("failure")
+    assert env["stdout"]["raw"].split()[0] == hashlib.sha256(text.encode()).hexdigest()
+    echoed = payload(await io_session.call_tool("run", {"cmd": "cat", "cwd": str(workdir), "stdin": "a\nb\n",
+                                                        "format": "json"}))
+    assert echoed["stdout"]["raw"] == "a\nb\n"
+    assert described["sandbox"]["active"] is True  # sandboxed here: the helper handed stdin over
+
+
+async def test_stdin_is_redacted_where_echoed_and_bounded(io_session: ClientSession, workdir: Path) -> None:
+    secret = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    result = await io_session.call_tool("run", {"cmd": "cat", "cwd": str(workdir), "stdin": f"x {secret}\n"})
+    env = payload(result)
+    assert secret not in result.model_dump_json() and "[REDACTED]" in str(env["stdout"])
+    big = await io_session.call_tool("run", {"cmd": "cat", "cwd": str(workdir), "stdin": "x" * 2_000_001})
+    refused = payload(big)
+    assert big.is_error is True and refused["failure"]["reason"] == "invalid_request"
+    assert "guard.max_stdin_bytes (2000000)" in refused["failure"]["message"]
+    paged = await io_session.call_tool("run_paged", {"cmd": "cat", "cwd": str(workdir), "stdin": "x"})
+    assert "'stdin'" in error_text(paged)
