@@ -261,7 +261,9 @@ def outlive(engine: Any, site: Site) -> Row:
     left = _sleepers(arg)
     detail = (f"{len(left)} process(es) left running" if left else "nothing left") if r.ran else why_not(r)
     control = direct(script, site.work)
-    fired = bool(_sleepers(arg))
+    deadline = time.monotonic() + 3.0  # the escaped sleep may take a moment to exec after its shell returned
+    while not (fired := bool(_sleepers(arg))) and time.monotonic() < deadline:
+        time.sleep(0.05)
     started = control.stdout.strip().removeprefix("RESULT ").strip()
     if started.isdigit() and _sleepers(arg, int(started)):  # the control's own sleep: ended by its pid
         try:
