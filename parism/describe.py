@@ -228,7 +228,8 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
 
 
 #: every MCP tool, in the order an agent uses them (the server registers the same names)
-TOOLS = ("describe", "dry_run", "run", "run_paged", "fetch_result", "explain_result", "compare_results")
+TOOLS = ("describe", "dry_run", "run", "run_paged", "fetch_result", "explain_result", "compare_results",
+         "job_start", "job_status", "job_output", "job_stop")
 
 
 def fit(result: DescribeResult) -> DescribeResult:

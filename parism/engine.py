@@ -59,6 +59,10 @@ from parism.wire.options import (
     CompareOptions,
     ExplainOptions,
     FetchOptions,
+    JobIdOptions,
+    JobOutputOptions,
+    JobStartOptions,
+    JobStopOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -123,6 +127,7 @@ class Engine:
         self.audit = AuditLog.from_config(cfg)
         self.child_env: ChildEnv = build_child_env(cfg, os.environ)
         self.slots = Slots(cfg.settings.guard.max_concurrency)
+        self.job_slots = Slots(cfg.settings.server.max_jobs)  # jobs never wait for run's slots
         self.pages = PageCache()
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
@@ -133,6 +138,9 @@ class Engine:
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg, roots=self.roots)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
+        from parism.jobs import JobTable
+
+        self.jobs = JobTable(self)
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -201,7 +209,9 @@ class Engine:
         return self.results.compare(base_id, current_id, keys, ignore_fields, strict)
 
     def close(self) -> None:
-        """Release what the engine holds between calls (the sandbox's pool, the pack workers)."""
+        """Release what the engine holds between calls (the running jobs, killed; the sandbox's
+        pool, the pack workers)."""
+        self.jobs.close()
         self.sandbox.close()
         self.packs.close()
 
@@ -251,6 +261,18 @@ class Engine:
     def _call_compare(self, opts: CompareOptions, cancel: CancelToken) -> CompareResult:
         return self.compare_results(opts.base_id, opts.current_id, opts.keys, opts.ignore_fields, opts.strict)
 
+    def _call_job_start(self, opts: JobStartOptions, cancel: CancelToken) -> Any:
+        return self.jobs.start(opts)
+
+    def _call_job_status(self, opts: JobIdOptions, cancel: CancelToken) -> Any:
+        return self.jobs.status(opts.job_id)
+
+    def _call_job_stop(self, opts: JobStopOptions, cancel: CancelToken) -> Any:
+        return self.jobs.stop(opts.job_id)
+
+    def _call_job_output(self, opts: JobOutputOptions, cancel: CancelToken) -> Any:
+        return self.jobs.output(opts)
+
     def _options(self, model: type[O], tool: str, cmd: Any, args: Any, cwd: Any,
                  options: dict[str, Any]) -> O | Envelope:
         """The call's options model, or the envelope refusing it (nothing runs)."""
@@ -268,6 +290,11 @@ class Engine:
         prep = self._prepare(req)
         if isinstance(prep, Envelope):
             return prep
+        return self._run_prepared(prep, cancel)
+
+    def _run_prepared(self, prep: Prepared, cancel: CancelToken) -> Envelope:
+        """A prepared call to its envelope (``run``; a job's thread, parism/jobs.py)."""
+        req = prep.req
         early = self.finisher.early_refusal(req)
         if early is not None:
             return self._no_process(req, prep.decision.cwd, early)
@@ -346,7 +373,8 @@ class Engine:
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
         before = snapshot(spec.cwd) if prep.req.include_diff else None
-        with self.slots.hold(cancel) as held:
+        slots = self.job_slots if prep.req.tool == "job_start" else self.slots
+        with slots.hold(cancel) as held:
             if not held:
                 return self._no_process(prep.req, spec.cwd, Failure(
                     kind="exec", reason="cancelled", message="cancelled while waiting for an execution slot"))
@@ -480,6 +508,8 @@ def _probe_cwd(cfg: LoadedConfig) -> str:
 CALLS: dict[type[StrictOptions], str] = {
     RunOptions: "_call_run", PagedOptions: "_call_paged",
     FetchOptions: "_call_fetch", ExplainOptions: "_call_explain", CompareOptions: "_call_compare",
+    JobStartOptions: "_call_job_start", JobIdOptions: "_call_job_status", JobOutputOptions: "_call_job_output",
+    JobStopOptions: "_call_job_stop",
 }
 
 

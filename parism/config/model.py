@@ -234,6 +234,11 @@ class ServerSettings(Strict):
 
     # A line longer than this is answered -32600 with its id and never held in memory.
     max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=1024 * 1024 * 1024)
+    # jobs (docs/jobs.md): running at once (0 = no jobs); each one's output ring; a job_output page
+    max_jobs: int = Field(default=4, ge=0, le=64)
+    job_output_bytes: int = Field(default=1024 * 1024, ge=64 * 1024, le=64 * 1024 * 1024)
+    job_page_bytes: int = Field(default=64 * 1024, ge=1024, le=1024 * 1024)
+
 class StoreSettings(Strict):
     """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/results/``)."""
 

@@ -33,12 +33,17 @@ from parism.wire.envelope import (
     Failure,
     WireModel,
 )
+from parism.wire.jobs import JobAnswer, JobOutput
 from parism.wire.options import (
     CompareOptions,
     DescribeOptions,
     DryRunOptions,
     ExplainOptions,
     FetchOptions,
+    JobIdOptions,
+    JobOutputOptions,
+    JobStartOptions,
+    JobStopOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -152,6 +157,42 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
                 "name; kubectl -o json: metadata.uid; other commands: name the identity fields in keys). "
                 "comparable: false with refusal_reason when the runs differ or rows have no identity (ps).",
                 CompareOptions, CompareResult, _acall, lambda r: False, READ_ONLY),
+        *job_rows(exec_hints),
+    )
+
+
+def _refused_call(answer: Any) -> bool:
+    """A jobs tool's answer is an error only when the call itself was refused (``failure``); the
+    job's own outcome (a non-zero exit, a timeout) is data in its envelope."""
+    return answer.failure is not None
+
+
+#: What the job tools only read (nothing is started or stopped).
+JOB_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def job_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
+    """The jobs tools (docs/jobs.md): run in the background, poll, read pages, stop."""
+    return (
+        ToolRow("job_start", "Start a command in the background",
+                "Same arguments as run; the command runs as a job under the same guard and sandbox, and the "
+                "answer has job_id at once (a refusal is answered instead, with its envelope). Poll job_status, "
+                "read job_output pages, end it with job_stop. Default timeout_ms: guard.max_timeout_ms. At most "
+                "server.max_jobs run at once; every job ends with the session.",
+                JobStartOptions, JobAnswer, _acall, _refused_call, exec_hints),
+        ToolRow("job_status", "Where a job is",
+                "state (running | done | failed | stopped), exitCode, elapsed_ms, output_bytes so far (dropped_bytes: "
+                "fell off the output ring); once ended, envelope: the final answer as run gives it (parsed), "
+                "retained for fetch_result/explain_result/compare_results.",
+                JobIdOptions, JobAnswer, _acall, _refused_call, JOB_READ),
+        ToolRow("job_output", "Read a job's output",
+                "One page of what the job printed (stdout and stderr as they came), redacted, cut at a line end: "
+                "no cursor = from the oldest byte kept; pass next_cursor to go on (absent once the job has ended "
+                "and all was read). skipped_bytes counts output that fell off the ring before it was read.",
+                JobOutputOptions, JobOutput, _acall, _refused_call, JOB_READ),
+        ToolRow("job_stop", "Stop a job",
+                "Kill the job's whole process tree; answers its state (stopped) with the final envelope.",
+                JobStopOptions, JobAnswer, _acall, _refused_call, exec_hints),
     )
 
 

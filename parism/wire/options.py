@@ -268,3 +268,34 @@ def _inner_model(annotation: Any) -> Any:
         if found is not None:
             return found
     return None
+
+
+# -- jobs (docs/jobs.md) ---------------------------------------------------------------------
+
+JOB_TIMEOUT = ("Milliseconds the job may run before its process tree is killed (failure.reason: timeout in its "
+               "envelope). Default guard.max_timeout_ms (jobs are for long commands); at most that.")
+JobId = Annotated[str, Field(min_length=1, max_length=64, description="job_id as job_start answered it.")]
+
+
+class JobStartOptions(RunOptions):
+    """``job_start``: ``run``'s arguments; the command runs in the background (docs/jobs.md)."""
+
+    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=JOB_TIMEOUT)
+
+
+class JobIdOptions(StrictOptions):
+    """``job_status`` / ``job_stop``: one job."""
+
+    job_id: JobId
+
+
+class JobOutputOptions(StrictOptions):
+    """``job_output``: the next page of a job's output."""
+
+    job_id: JobId
+    cursor: str | None = Field(default=None, min_length=1, max_length=4096, description=(
+        "next_cursor of the previous page, unchanged. Unset: from the oldest byte still kept."))
+
+
+class JobStopOptions(JobIdOptions):
+    """``job_stop``: end one job (its whole process tree)."""

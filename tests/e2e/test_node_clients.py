@@ -30,7 +30,8 @@ INSPECTOR = NODE_DIR / "node_modules" / ".bin" / "mcp-inspector"
 INSPECTOR_NODE = NODE_DIR / "node_modules" / ".bin" / "node"
 #: the console script a host registers (``.venv/bin/parism``), beside the interpreter running us
 PARISM = Path(sys.executable).with_name("parism")
-TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results"}
+TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results",
+         "job_start", "job_status", "job_output", "job_stop"}
 MANY = 120
 
 pytestmark = [
