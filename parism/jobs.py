@@ -144,6 +144,11 @@ class JobTable:
         job.thread.start()
         return self.answer(job)
 
+    def find(self, job_id: str) -> Job | None:
+        """The job itself (the task runtime keeps it past the table's eviction)."""
+        with self._lock:
+            return self._jobs.get(job_id)
+
     def status(self, job_id: str) -> JobAnswer:
         job = self._get(job_id)
         return job if isinstance(job, JobAnswer) else self.answer(job)

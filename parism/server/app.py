@@ -33,6 +33,7 @@ from parism.server.signals import next_signal
 from parism.wire.clip import clip
 from parism.server import host
 from parism.server.session import initialise_first, serve_only
+from parism.server.tasks import Tasks
 from parism.server.early import Early
 from parism.server.stdio import Hooks, serve_stdio
 from parism.server.lazy import LazyEngine
@@ -93,7 +94,14 @@ class ParismServer(MCPServer):
                  **options: Any) -> None:
         # No subscriptions/listen: the tool list never changes, and serving it made modern-era
         # clients read listChanged: true.
-        super().__init__(name, subscriptions=False, middleware=[initialise_first], **options)
+        # Tasks (MCP 2025-11-25) over the job model: methods as an extension, the task-augmented
+        # tools/call and the capability through middleware (parism/server/tasks.py)
+        self.tasks = Tasks(engine) if engine is not None else None
+        middleware = [initialise_first, *([self.tasks.middleware] if self.tasks else [])]
+        super().__init__(name, subscriptions=False, middleware=middleware,
+                         extensions=[self.tasks] if self.tasks else None, **options)
+        if self.tasks is not None:  # the core ``tasks`` capability, not an SEP-2133 extension to advertise
+            self._lowlevel_server.extensions.pop(self.tasks.identifier, None)
         serve_only(self._lowlevel_server)
         if not _traced():  # the SDK's documented opt-out: drop it from the list
             self._lowlevel_server.middleware = [

@@ -19,7 +19,7 @@ import anyio
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic_core import to_json
 
 from parism.server.schema import inline
@@ -100,12 +100,14 @@ class ToolRow:
     is_error: Callable[[Any], bool]
     annotations: ToolAnnotations
     progress: bool = False  # long-running: report elapsed seconds while it runs
+    task_support: str | None = None  # MCP 2025-11-25 execution.taskSupport (parism/server/tasks.py)
 
     def listed(self) -> Tool:
         return Tool(
             name=self.name, title=self.title, description=self.description,
             input_schema=input_schema(self.options), output_schema=output_schema(self.output),
             annotations=self.annotations,
+            **({"execution": ToolExecution(task_support=self.task_support)} if self.task_support else {}),
         )
 
 
@@ -128,7 +130,8 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
     return (
         ToolRow("run", "Run a command",
                 "Run an allowlisted command (no shell) and return its parsed output as a JSON envelope.",
-                RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+                RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True,
+                task_support="optional"),
         ToolRow("run_paged", "Run a command, page its output",
                 "Run a command and return one page of its raw output lines (no parsing); see page_info.",
                 PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
