@@ -140,7 +140,7 @@ class Engine:
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
         from parism.jobs import JobTable
 
-        self.jobs = JobTable(self)
+        self.jobs = JobTable(self, Request.of)
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -292,7 +292,7 @@ class Engine:
             return prep
         return self._run_prepared(prep, cancel)
 
-    def _run_prepared(self, prep: Prepared, cancel: CancelToken) -> Envelope:
+    def _run_prepared(self, prep: PreparedCall, cancel: CancelToken) -> Envelope:
         """A prepared call to its envelope (``run``; a job's thread, parism/jobs.py)."""
         req = prep.req
         early = self.finisher.early_refusal(req)

@@ -27,6 +27,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,6 @@ from parism.wire.jobs import JobAnswer, JobOutput, JobState
 from parism.results import cursor as cursors
 
 if TYPE_CHECKING:
-    from parism.engine import Engine
     from parism.wire.options import JobOutputOptions, JobStartOptions
 
 STOP_WAIT_S = 10.0  # job_stop waits this long for the tree to be gone
@@ -104,8 +104,11 @@ class Job:
 class JobTable:
     """The engine's jobs (``Engine.jobs``)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Any, request: Callable[[str, Any], Any]) -> None:
+        """``engine``: the Engine (this module sits beside it, so it is not imported: no cycle);
+        ``request``: ``Request.of``, which builds a call's request."""
         self.engine = engine
+        self.request = request
         server = engine.cfg.settings.server
         self.max_jobs = server.max_jobs
         self.ring_bytes = server.job_output_bytes
@@ -117,12 +120,10 @@ class JobTable:
     # -- the tools --------------------------------------------------------------------
 
     def start(self, opts: JobStartOptions) -> JobAnswer:
-        from parism.engine import Request
-
         engine = self.engine
         guard = engine.cfg.settings.guard
         opts = opts.model_copy(update={"retain": True, "timeout_ms": opts.timeout_ms or guard.max_timeout_ms})
-        req = Request.of("job_start", opts)
+        req = self.request("job_start", opts)
         with self._lock:
             running = sum(1 for j in self._jobs.values() if j.envelope is None)
             if self._closed or running >= self.max_jobs:

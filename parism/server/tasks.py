@@ -54,7 +54,6 @@ from parism.wire.options import JobStartOptions, OptionsError, RunOptions, build
 
 if TYPE_CHECKING:
     from parism.jobs import Job
-    from parism.server.app import LazyEngine
 
 TASKS_VERSION = "2025-11-25"
 VERSIONS = frozenset({TASKS_VERSION})
@@ -87,7 +86,7 @@ class Tasks(Extension):
 
     identifier = "io.github.parism/tasks"
 
-    def __init__(self, engine: LazyEngine) -> None:
+    def __init__(self, engine: Any) -> None:  # app.LazyEngine (app imports this module)
         self._engine = engine
         self._tasks: OrderedDict[str, TaskRecord] = OrderedDict()
         self._lock = threading.Lock()
