@@ -212,7 +212,9 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
         available_parsers=registry.available(pack_parsers), packs=packs or [],
         guard_summary={
             "block_patterns": list(guard.block_patterns), "allowed_paths": guard.allowed_paths or [],
-            "timeout_ms": guard.timeout_ms, "max_output_bytes": guard.max_output_bytes,
+            "timeout_ms": guard.timeout_ms, "max_timeout_ms": guard.max_timeout_ms,
+            "max_stdin_bytes": guard.max_stdin_bytes,
+            "max_output_bytes": guard.max_output_bytes,
             "max_items": guard.max_items, "max_concurrency": guard.max_concurrency,
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,
             "command_arg_restrictions": {k: v.blocked_flags for k, v in guard.command_arg_restrictions.items()},
@@ -226,7 +228,8 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
 
 
 #: every MCP tool, in the order an agent uses them (the server registers the same names)
-TOOLS = ("describe", "dry_run", "run", "run_paged", "fetch_result", "explain_result", "compare_results")
+TOOLS = ("describe", "dry_run", "run", "run_paged", "fetch_result", "explain_result", "compare_results",
+         "job_start", "job_status", "job_output", "job_stop")
 
 
 def fit(result: DescribeResult) -> DescribeResult:

@@ -59,6 +59,10 @@ from parism.wire.options import (
     CompareOptions,
     ExplainOptions,
     FetchOptions,
+    JobIdOptions,
+    JobOutputOptions,
+    JobStartOptions,
+    JobStopOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -94,6 +98,7 @@ class Request:
     include_diff: bool = False
     contract_version: str = "stable"
     echo: Any = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
+    timeout_ms: int | None = None  # the call's effective timeout, set by Engine._prepare
     opts: Any = field(default=None, repr=False, compare=False)  # the call's options model
 
     @classmethod
@@ -122,6 +127,7 @@ class Engine:
         self.audit = AuditLog.from_config(cfg)
         self.child_env: ChildEnv = build_child_env(cfg, os.environ)
         self.slots = Slots(cfg.settings.guard.max_concurrency)
+        self.job_slots = Slots(cfg.settings.server.max_jobs)  # jobs never wait for run's slots
         self.pages = PageCache()
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
@@ -132,6 +138,9 @@ class Engine:
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg, roots=self.roots)
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
+        from parism.jobs import JobTable
+
+        self.jobs = JobTable(self, Request.of)
 
     # -- public, sync -----------------------------------------------------------------
 
@@ -200,7 +209,9 @@ class Engine:
         return self.results.compare(base_id, current_id, keys, ignore_fields, strict)
 
     def close(self) -> None:
-        """Release what the engine holds between calls (the sandbox's pool, the pack workers)."""
+        """Release what the engine holds between calls (the running jobs, killed; the sandbox's
+        pool, the pack workers)."""
+        self.jobs.close()
         self.sandbox.close()
         self.packs.close()
 
@@ -250,6 +261,18 @@ class Engine:
     def _call_compare(self, opts: CompareOptions, cancel: CancelToken) -> CompareResult:
         return self.compare_results(opts.base_id, opts.current_id, opts.keys, opts.ignore_fields, opts.strict)
 
+    def _call_job_start(self, opts: JobStartOptions, cancel: CancelToken) -> Any:
+        return self.jobs.start(opts)
+
+    def _call_job_status(self, opts: JobIdOptions, cancel: CancelToken) -> Any:
+        return self.jobs.status(opts.job_id)
+
+    def _call_job_stop(self, opts: JobStopOptions, cancel: CancelToken) -> Any:
+        return self.jobs.stop(opts.job_id)
+
+    def _call_job_output(self, opts: JobOutputOptions, cancel: CancelToken) -> Any:
+        return self.jobs.output(opts)
+
     def _options(self, model: type[O], tool: str, cmd: Any, args: Any, cwd: Any,
                  options: dict[str, Any]) -> O | Envelope:
         """The call's options model, or the envelope refusing it (nothing runs)."""
@@ -267,6 +290,11 @@ class Engine:
         prep = self._prepare(req)
         if isinstance(prep, Envelope):
             return prep
+        return self._run_prepared(prep, cancel)
+
+    def _run_prepared(self, prep: PreparedCall, cancel: CancelToken) -> Envelope:
+        """A prepared call to its envelope (``run``; a job's thread, parism/jobs.py)."""
+        req = prep.req
         early = self.finisher.early_refusal(req)
         if early is not None:
             return self._no_process(req, prep.decision.cwd, early)
@@ -314,6 +342,13 @@ class Engine:
         bad = self._config_refusal(req)
         if bad is not None:
             return bad
+        timeout_ms = self._timeout_ms(req)
+        if isinstance(timeout_ms, Envelope):
+            return timeout_ms
+        req.timeout_ms = timeout_ms
+        stdin = self._stdin(req)
+        if isinstance(stdin, Envelope):
+            return stdin
         t0 = time.monotonic()
         decision = guard_mod.check(req.cmd, req.args, req.cwd, self.cfg, self._guard_setup)
         guard_ms = (time.monotonic() - t0) * 1000
@@ -326,11 +361,10 @@ class Engine:
         binary = resolve_binary(req.cmd, env.get("PATH", ""))
         if isinstance(binary, SpawnError):
             return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, binary, decision.cwd))
-        timeout_ms = self.cfg.settings.guard.timeout_ms
         spec = ExecSpec(argv=[binary, *decision.exec_args], cwd=decision.cwd, env=dict(env),
-                        timeout_s=timeout_ms / 1000 if timeout_ms else NO_TIMEOUT_S,
+                        timeout_s=timeout_ms / 1000,
                         max_stdout=self._stdout_cap(),
-                        max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP)
+                        max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP, stdin=stdin)
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
@@ -339,7 +373,8 @@ class Engine:
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
         before = snapshot(spec.cwd) if prep.req.include_diff else None
-        with self.slots.hold(cancel) as held:
+        slots = self.job_slots if prep.req.tool == "job_start" else self.slots
+        with slots.hold(cancel) as held:
             if not held:
                 return self._no_process(prep.req, spec.cwd, Failure(
                     kind="exec", reason="cancelled", message="cancelled while waiting for an execution slot"))
@@ -350,6 +385,36 @@ class Engine:
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _stdin(self, req: Request) -> bytes | None | Envelope:
+        """The call's ``stdin`` as bytes (None: /dev/null), refused above ``guard.max_stdin_bytes``
+        naming the bound (its size is told, never its text)."""
+        text = getattr(req.opts, "stdin", None)
+        if text is None:
+            return None
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate (JSON "\ud800"): not text, not guessed at
+            return self._request_error(
+                req, f"parameter 'stdin' is not valid Unicode text (a lone surrogate at character {exc.start})")
+        bound = self.cfg.settings.guard.max_stdin_bytes
+        if len(data) > bound:
+            return self._request_error(
+                req, f"parameter 'stdin' is {len(data)} bytes: more than guard.max_stdin_bytes ({bound})")
+        return data
+
+    def _timeout_ms(self, req: Request) -> int | Envelope:
+        """The call's timeout: its own ``timeout_ms`` (refused above ``guard.max_timeout_ms``,
+        naming the bound) or ``guard.timeout_ms`` (0: unlimited), either way at most the bound."""
+        guard = self.cfg.settings.guard
+        asked = getattr(req.opts, "timeout_ms", None)
+        if asked is None:
+            return min(guard.timeout_ms or int(NO_TIMEOUT_S * 1000), guard.max_timeout_ms)
+        if asked > guard.max_timeout_ms:
+            return self._request_error(
+                req, f"parameter 'timeout_ms' must be at most {guard.max_timeout_ms} (guard.max_timeout_ms), "
+                     f"got {asked}")
+        return int(asked)
 
     def _config_refusal(self, req: Request) -> Envelope | None:
         """An unusable configuration refuses every call (spec decision 12)."""
@@ -443,6 +508,8 @@ def _probe_cwd(cfg: LoadedConfig) -> str:
 CALLS: dict[type[StrictOptions], str] = {
     RunOptions: "_call_run", PagedOptions: "_call_paged",
     FetchOptions: "_call_fetch", ExplainOptions: "_call_explain", CompareOptions: "_call_compare",
+    JobStartOptions: "_call_job_start", JobIdOptions: "_call_job_status", JobOutputOptions: "_call_job_output",
+    JobStopOptions: "_call_job_stop",
 }
 
 

@@ -224,7 +224,7 @@ class Finisher:
 
     def run_envelope(self, ran: Ran) -> Envelope:
         req, cap = ran.req, ran.cap
-        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes, ran.stderr_text)
+        failure = exec_failure(req.cmd, cap, self._timeout_ms(req), ran.cap_bytes, ran.stderr_text)
         refused = egress_refusals(ran.launcher)
         if refused:
             ran.warnings.append("egress_refused")  # a 403 body on stdout is the proxy's, not the server's
@@ -269,6 +269,10 @@ class Finisher:
         return budgeted(env, row_key(env.stdout.parsed, body.rows_key), opts.budget, query=opts.query(),
                         result_id=result_id, retained=retained, raw_lines=raw_lines, page_size=page_size)
 
+    def _timeout_ms(self, req: Any) -> int:
+        """The timeout this call ran under (``Request.timeout_ms``, set by the engine)."""
+        return getattr(req, "timeout_ms", None) or self.cfg.settings.guard.timeout_ms
+
     def _retention(self, env: Envelope, req: Any) -> tuple[str | None, bool]:
         """(result_id, retained) of this answer: a continuation cursor needs both. ``_extras``
         has already stored a ``retain`` call (``store.service.Results.keep``): a result the store
@@ -280,7 +284,7 @@ class Finisher:
     def page_envelope(self, ran: Ran, pg: Page, info: PageInfo, byte_cap: int) -> Envelope:
         """``run_paged``: no parser; the page is a slice of the masked stdout."""
         req, cap = ran.req, ran.cap
-        failure = exec_failure(req.cmd, cap, self.cfg.settings.guard.timeout_ms, ran.cap_bytes, ran.stderr_text)
+        failure = exec_failure(req.cmd, cap, self._timeout_ms(req), ran.cap_bytes, ran.stderr_text)
         omissions = list(ran.omissions)
         if pg.cut:
             omissions.append(Omission(stage="capture", reason=f"page cut at {byte_cap} bytes; use a smaller page_size"))

@@ -11,11 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from parism.cli import (
-    config_cmd, describe, dry_run, eval_cmd, inspect_cmd, packs, parse, policy, run, serve,
+    config_cmd, describe, dry_run, eval_cmd, inspect_cmd, packs, parse, policy, run, selftest, serve,
 )
 from parism.cli.common import EXIT_USAGE
 
-_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy, packs, inspect_cmd, eval_cmd)
+_SUBCOMMANDS = (serve, run, dry_run, describe, parse, config_cmd, policy, packs, inspect_cmd, eval_cmd, selftest)
 
 
 class _VersionAction(argparse.Action):

@@ -28,6 +28,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="default: the lean answer (docs/envelope.md)")
     p.add_argument("--include-diff", dest="include_diff", action="store_true",
                    help="report files created/deleted/modified under cwd")
+    p.add_argument("--timeout", type=int, metavar="MS",
+                   help="this call's timeout in ms (default guard.timeout_ms, at most guard.max_timeout_ms)")
+    i = p.add_mutually_exclusive_group()
+    i.add_argument("--stdin", metavar="TEXT", help="text given to the command's standard input")
+    i.add_argument("--stdin-file", metavar="FILE", help="the command's standard input from FILE (UTF-8; - = this "
+                                                        "process's standard input)")
     g = p.add_argument_group("projection (contract §11: where → sort-by → limit → select)")
     g.add_argument("--select", metavar="F1,F2", help="fields to keep per row, in this order")
     g.add_argument("--where", action="append", metavar="COND",
@@ -51,7 +57,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
     """The ``run`` options the flags spell (unset flags left out), or what is wrong with them."""
     opts: dict[str, Any] = {"format": ns.format, "includeDiff": ns.include_diff or None, "limit": ns.limit,
-                            "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version}
+                            "array": ns.array, "retain": ns.retain or None, "contract_version": ns.contract_version,
+                            "timeout_ms": ns.timeout}
+    stdin = _stdin_of(ns)
+    if stdin is not None and not isinstance(stdin, tuple):
+        return stdin
+    if stdin is not None:
+        opts["stdin"] = stdin[0]
     if ns.select is not None:
         selected = _names(ns.select)
         if isinstance(selected, str):
@@ -85,6 +97,27 @@ def options_of(ns: argparse.Namespace) -> dict[str, Any] | str:
     elif any(v is not None for v in budget.values()):
         return "--tokenizer, --required-fields and --overflow need --budget"
     return {k: v for k, v in opts.items() if v is not None}
+
+
+def _stdin_of(ns: argparse.Namespace) -> tuple[str] | str | None:
+    """(the text,) the ``--stdin``/``--stdin-file`` flags give, None without them, or what is wrong."""
+    import sys
+
+    if ns.stdin is not None:
+        return (ns.stdin,)
+    if ns.stdin_file is None:
+        return None
+    try:
+        if ns.stdin_file == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(ns.stdin_file, "rb") as fh:
+                data = fh.read()
+        return (data.decode("utf-8"),)
+    except OSError as exc:
+        return f"--stdin-file {ns.stdin_file}: {exc.strerror}"
+    except UnicodeDecodeError as exc:
+        return f"--stdin-file {ns.stdin_file}: not UTF-8 text (byte {exc.start})"
 
 
 def where_condition(text: str) -> dict[str, Any] | str:

@@ -130,6 +130,9 @@ class GuardSettings(Strict):
     allowed_paths: list[PathText] | None = Field(default=None, max_length=ITEMS)
     profile: str = Field(default="readonly", max_length=PATH_CHARS)
     timeout_ms: int = Field(default=10000, ge=0, le=DAY_MS)
+    # the largest per-call timeout_ms (run, run_paged, job_start); the default above is clipped to it
+    max_timeout_ms: int = Field(default=600_000, ge=1, le=DAY_MS)
+    max_stdin_bytes: int = Field(default=1024 * 1024, ge=0, le=GIB)  # a call's stdin (UTF-8 bytes); 0 = none accepted
     max_output_bytes: int = Field(default=102400, ge=0, le=GIB)
     max_stderr_bytes: int = Field(default=262144, ge=0, le=GIB)
     max_items: int = Field(default=500, ge=0, le=MAX_ROWS)
@@ -231,6 +234,11 @@ class ServerSettings(Strict):
 
     # A line longer than this is answered -32600 with its id and never held in memory.
     max_request_bytes: int = Field(default=16 * 1024 * 1024, ge=64 * 1024, le=1024 * 1024 * 1024)
+    # jobs (docs/jobs.md): running at once (0 = no jobs); each one's output ring; a job_output page
+    max_jobs: int = Field(default=4, ge=0, le=64)
+    job_output_bytes: int = Field(default=1024 * 1024, ge=64 * 1024, le=64 * 1024 * 1024)
+    job_page_bytes: int = Field(default=64 * 1024, ge=1024, le=1024 * 1024)
+
 class StoreSettings(Strict):
     """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/results/``)."""
 

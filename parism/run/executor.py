@@ -1,7 +1,8 @@
 """Run one argv and capture its output under hard limits (contract §8.9, mcp-notes §1.10).
 
 Why this shape:
-- no shell, ``stdin=/dev/null``, own session (process group), ``close_fds`` — the child can
+- no shell, ``stdin=/dev/null`` (or the call's ``stdin`` bytes as a sealed in-memory file, never
+  a terminal), own session (process group), ``close_fds`` — the child can
   neither read the MCP wire nor be mistaken for part of our own group;
 - stdout and stderr are drained by one selector loop, each under a hard byte cap: at a cap we
   stop reading, kill the tree and report ``output_limit``; we never hold more than cap + one
@@ -25,7 +26,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Protocol
@@ -47,6 +48,10 @@ class ExecSpec:
     timeout_s: float
     max_stdout: int  # bytes; 0 = unlimited is not offered: every capture is bounded
     max_stderr: int
+    stdin: bytes | None = None  # the command's standard input; None: /dev/null
+    # a job (parism/jobs.py): past max_stdout the capture stops growing but the pipes are still
+    # read (and teed, CancelToken.tee) instead of the tree being killed for output_limit
+    drain_past_cap: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,9 @@ class CancelToken:
         #: set once the command has been started (or queued for a slot, or the call ended): the MCP
         #: server's early start waits on it (parism/server/early.py)
         self.handed_over = threading.Event()
+        #: called with every chunk read from the command's stdout or stderr, in order (a job's
+        #: output ring, parism/jobs.py); None: nothing is teed
+        self.tee: Callable[[bytes], None] | None = None
 
     def cancel(self) -> None:
         self._event.set()
@@ -139,12 +147,37 @@ class DirectLauncher:
     """Spawn on the host, without a sandbox."""
 
     def start(self, spec: ExecSpec) -> Started:
-        proc = subprocess.Popen(
-            spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, close_fds=True,
-        )
+        stdin = subprocess.DEVNULL if spec.stdin is None else stdin_file(spec.stdin)
+        try:
+            proc = subprocess.Popen(
+                spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
+                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, close_fds=True,
+            )
+        finally:
+            if stdin != subprocess.DEVNULL:
+                os.close(stdin)
         return _DirectStarted(proc)
+
+
+def stdin_file(data: bytes) -> int:
+    """``data`` in a sealed memfd read from its start (a child's standard input): no writer
+    thread, no pipe to fill, and the child cannot change what it was given. The sandbox's
+    helper makes the same file inside the sandbox (``_helper.stdin_file``)."""
+    import fcntl
+
+    fd = os.memfd_create("parism-stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
+                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def resolve_binary(cmd: str, path: str) -> str | SpawnError:
@@ -175,15 +208,17 @@ class _Stream:
     buf: bytearray = field(default_factory=bytearray)
     truncated: bool = False
     open: bool = True
+    drain: bool = False  # past the cap, keep reading (a job): the cap is then not a limit
 
     def take(self, data: bytes) -> bool:
-        """Keep data up to the cap; return True when the cap was hit."""
+        """Keep data up to the cap; return True when the cap was hit (and is a limit)."""
         room = self.cap - len(self.buf)
         if len(data) > room:
             data = data[:room]
             self.truncated = True
-        self.buf += data
-        return self.truncated
+        if data:
+            self.buf += data
+        return self.truncated and not self.drain
 
     def value(self) -> bytes:
         data = bytes(self.buf)
@@ -243,10 +278,12 @@ def execute(spec: ExecSpec, launcher: Launcher | None = None, cancel: CancelToke
 def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
            cancel: CancelToken | None, started_at: float) -> None:
     """The selector loop: read both pipes until EOF, stopping early on cap/timeout/cancel."""
+    drain = spec.drain_past_cap
     streams = {
-        child.stdout.fileno(): _Stream(child.stdout.fileno(), spec.max_stdout),
-        child.stderr.fileno(): _Stream(child.stderr.fileno(), spec.max_stderr),
+        child.stdout.fileno(): _Stream(child.stdout.fileno(), spec.max_stdout, drain=drain),
+        child.stderr.fileno(): _Stream(child.stderr.fileno(), spec.max_stderr, drain=drain),
     }
+    tee = cancel.tee if cancel is not None else None
     deadline = started_at + spec.timeout_s
     stop_reading_at: float | None = None  # set once the tree has been killed
     with _selector(streams) as sel:
@@ -255,7 +292,7 @@ def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
             if stop_reading_at is None:
                 tracker.scan()
                 reason = _stop_reason(cap, cancel, now >= deadline, child)
-                if reason == "leader_exited" and _at_eof(sel, streams, cap):
+                if reason == "leader_exited" and _at_eof(sel, streams, cap, tee):
                     break  # the leader's output and EOF were only waiting in the pipes
                 if reason:
                     tracker.scan(force=True)
@@ -264,7 +301,7 @@ def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
                     stop_reading_at = time.monotonic() + DRAIN_AFTER_KILL_S
             elif now >= stop_reading_at:
                 break
-            _read_ready(sel, streams, cap, 0.05)
+            _read_ready(sel, streams, cap, 0.05, tee)
     out, err = streams[child.stdout.fileno()], streams[child.stderr.fileno()]
     cap.stdout, cap.stderr = out.value(), err.value()
     cap.stdout_truncated, cap.stderr_truncated = out.truncated, err.truncated
@@ -272,21 +309,25 @@ def _drain(child: Started, spec: ExecSpec, cap: Capture, tracker: Tracker,
         _wait_leader(child, tracker, cap, cancel, deadline)
 
 
-def _read_ready(sel: selectors.BaseSelector, streams: dict[int, _Stream], cap: Capture, timeout: float) -> int:
+def _read_ready(sel: selectors.BaseSelector, streams: dict[int, _Stream], cap: Capture, timeout: float,
+                tee: Callable[[bytes], None] | None = None) -> int:
     """One read from each pipe that is ready within ``timeout``; how many were."""
     ready = sel.select(timeout=timeout)
     for key, _ in ready:
         st = streams[key.fd]
         data = os.read(key.fd, CHUNK)
+        if data and tee is not None:
+            tee(data)
         if data and st.take(data):
             cap.output_limit = True  # this stream is never read again: cap + one chunk
-        if not data or st.truncated:
+        if not data or (st.truncated and not st.drain):
             st.open = False
             sel.unregister(key.fd)
     return len(ready)
 
 
-def _at_eof(sel: selectors.BaseSelector, streams: dict[int, _Stream], cap: Capture) -> bool:
+def _at_eof(sel: selectors.BaseSelector, streams: dict[int, _Stream], cap: Capture,
+            tee: Callable[[bytes], None] | None = None) -> bool:
     """After the leader's end: read what the pipes already hold, without waiting; True when
     every pipe reached EOF, so nothing else holds them and no kill is due. The leader's last
     output and its EOF often arrive together with its exit status, and the loop sees the status
@@ -294,7 +335,7 @@ def _at_eof(sel: selectors.BaseSelector, streams: dict[int, _Stream], cap: Captu
     and sweep, ≈ 2.6 ms on ``ps aux`` in the host's process view). Bounded: a descendant
     still writing keeps a pipe open, and the kill path follows."""
     for _ in range(EOF_READS):
-        if not any(s.open for s in streams.values()) or not _read_ready(sel, streams, cap, 0):
+        if not any(s.open for s in streams.values()) or not _read_ready(sel, streams, cap, 0, tee):
             break
     return not any(s.open for s in streams.values())
 

@@ -33,6 +33,7 @@ from parism.server.signals import next_signal
 from parism.wire.clip import clip
 from parism.server import host
 from parism.server.session import initialise_first, serve_only
+from parism.server.tasks import Tasks
 from parism.server.early import Early
 from parism.server.stdio import Hooks, serve_stdio
 from parism.server.lazy import LazyEngine
@@ -93,7 +94,14 @@ class ParismServer(MCPServer):
                  **options: Any) -> None:
         # No subscriptions/listen: the tool list never changes, and serving it made modern-era
         # clients read listChanged: true.
-        super().__init__(name, subscriptions=False, middleware=[initialise_first], **options)
+        # Tasks (MCP 2025-11-25) over the job model: methods as an extension, the task-augmented
+        # tools/call and the capability through middleware (parism/server/tasks.py)
+        self.tasks = Tasks(engine) if engine is not None else None
+        middleware = [initialise_first, *([self.tasks.middleware] if self.tasks else [])]
+        super().__init__(name, subscriptions=False, middleware=middleware,
+                         extensions=[self.tasks] if self.tasks else None, **options)
+        if self.tasks is not None:  # the core ``tasks`` capability, not an SEP-2133 extension to advertise
+            self._lowlevel_server.extensions.pop(self.tasks.identifier, None)
         serve_only(self._lowlevel_server)
         if not _traced():  # the SDK's documented opt-out: drop it from the list
             self._lowlevel_server.middleware = [
@@ -131,8 +139,16 @@ def build_server(engine: LazyEngine, version: str) -> ParismServer:
 HARD_EXIT_GRACE_S = 3.0
 
 
-async def _exit_on_signal(scope: anyio.CancelScope) -> None:
-    """SIGTERM/SIGINT/SIGHUP: cancel every call, wait for their cleanup, then exit 128+signal.
+async def _end_jobs(engine: "LazyEngine | None") -> None:
+    """The session is over: every job's tree is killed before the process goes (docs/jobs.md)."""
+    built = engine.ready() if engine is not None else None
+    if built is not None:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(built.jobs.close)
+
+
+async def _exit_on_signal(scope: anyio.CancelScope, engine: "LazyEngine | None" = None) -> None:
+    """SIGTERM/SIGINT/SIGHUP: cancel every call and job, wait for their cleanup, then exit 128+signal.
 
     The exit is forced (``os._exit``) because the SDK's stdin reader sits in a worker thread
     that cancellation cannot interrupt; a timer guarantees it even if a cleanup hangs.
@@ -147,6 +163,7 @@ async def _exit_on_signal(scope: anyio.CancelScope) -> None:
         await anyio.lowlevel.checkpoint()  # let the cancelled handlers start their cleanup
         while InFlight.count:
             await anyio.sleep(0.01)
+        await _end_jobs(engine)
     _hard_exit(128 + signum)
 
 
@@ -210,7 +227,7 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     server.early = early = Early(engine)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_exit_on_signal, tg.cancel_scope)
+            tg.start_soon(_exit_on_signal, tg.cancel_scope, engine)
             tg.start_soon(_warm_up, server, engine)
             await serve_stdio(server, limit, Hooks(on_eof=_exit_soon, on_message=early.begin,
                                                    on_answer=early.answered, on_wire=early.attach))
@@ -218,6 +235,7 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     finally:
         server.early = None
         early.close()
+        await _end_jobs(engine)
 
 
 def report_config_problems(cfg: "LoadedConfig") -> None:

@@ -187,8 +187,8 @@ class Early:
         """The options the handler would build and the arguments it gets, or None when the SDK
         or the options model may refuse the request (it then takes the ordinary path, and its
         refusal)."""
-        if not isinstance(params, dict) or params.get("name") != "run":
-            return None
+        if not isinstance(params, dict) or params.get("name") != "run" or params.get("task") is not None:
+            return None  # (a task-augmented run becomes a job: parism/server/tasks.py)
         try:
             checked = CallToolRequestParams.model_validate(params, by_name=False)
         except ValidationError:

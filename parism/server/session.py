@@ -18,7 +18,9 @@ from mcp.server.lowlevel import Server
 from mcp_types import INVALID_PARAMS
 
 #: Methods Parism answers (``ping`` and the handshake are the SDK's own).
-SERVED = frozenset({"ping", "tools/list", "tools/call", "server/discover"})
+SERVED = frozenset({"ping", "tools/list", "tools/call", "server/discover",
+                    # MCP 2025-11-25 tasks (parism/server/tasks.py; version-gated there)
+                    "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "parism/tasks/call"})
 
 #: The SDK's init-gate error (``runner.py``): the only MCPError of that exact shape.
 _SDK_GATE = (INVALID_PARAMS, "Invalid request parameters", "")

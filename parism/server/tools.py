@@ -19,7 +19,7 @@ import anyio
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import Tool, ToolAnnotations
+from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic_core import to_json
 
 from parism.server.schema import inline
@@ -33,12 +33,17 @@ from parism.wire.envelope import (
     Failure,
     WireModel,
 )
+from parism.wire.jobs import JobAnswer, JobOutput
 from parism.wire.options import (
     CompareOptions,
     DescribeOptions,
     DryRunOptions,
     ExplainOptions,
     FetchOptions,
+    JobIdOptions,
+    JobOutputOptions,
+    JobStartOptions,
+    JobStopOptions,
     OptionsError,
     PagedOptions,
     RunOptions,
@@ -95,12 +100,14 @@ class ToolRow:
     is_error: Callable[[Any], bool]
     annotations: ToolAnnotations
     progress: bool = False  # long-running: report elapsed seconds while it runs
+    task_support: str | None = None  # MCP 2025-11-25 execution.taskSupport (parism/server/tasks.py)
 
     def listed(self) -> Tool:
         return Tool(
             name=self.name, title=self.title, description=self.description,
             input_schema=input_schema(self.options), output_schema=output_schema(self.output),
             annotations=self.annotations,
+            **({"execution": ToolExecution(task_support=self.task_support)} if self.task_support else {}),
         )
 
 
@@ -123,7 +130,8 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
     return (
         ToolRow("run", "Run a command",
                 "Run an allowlisted command (no shell) and return its parsed output as a JSON envelope.",
-                RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+                RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True,
+                task_support="optional"),
         ToolRow("run_paged", "Run a command, page its output",
                 "Run a command and return one page of its raw output lines (no parsing); see page_info.",
                 PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
@@ -152,6 +160,42 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
                 "name; kubectl -o json: metadata.uid; other commands: name the identity fields in keys). "
                 "comparable: false with refusal_reason when the runs differ or rows have no identity (ps).",
                 CompareOptions, CompareResult, _acall, lambda r: False, READ_ONLY),
+        *job_rows(exec_hints),
+    )
+
+
+def _refused_call(answer: Any) -> bool:
+    """A jobs tool's answer is an error only when the call itself was refused (``failure``); the
+    job's own outcome (a non-zero exit, a timeout) is data in its envelope."""
+    return answer.failure is not None
+
+
+#: What the job tools only read (nothing is started or stopped).
+JOB_READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def job_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
+    """The jobs tools (docs/jobs.md): run in the background, poll, read pages, stop."""
+    return (
+        ToolRow("job_start", "Start a command in the background",
+                "Same arguments as run; the command runs as a job under the same guard and sandbox, and the "
+                "answer has job_id at once (a refusal is answered instead, with its envelope). Poll job_status, "
+                "read job_output pages, end it with job_stop. Default timeout_ms: guard.max_timeout_ms. At most "
+                "server.max_jobs run at once; every job ends with the session.",
+                JobStartOptions, JobAnswer, _acall, _refused_call, exec_hints),
+        ToolRow("job_status", "Where a job is",
+                "state (running | done | failed | stopped), exitCode, elapsed_ms, output_bytes so far (dropped_bytes: "
+                "fell off the output ring); once ended, envelope: the final answer as run gives it (parsed), "
+                "retained for fetch_result/explain_result/compare_results.",
+                JobIdOptions, JobAnswer, _acall, _refused_call, JOB_READ),
+        ToolRow("job_output", "Read a job's output",
+                "One page of what the job printed (stdout and stderr as they came), redacted, cut at a line end: "
+                "no cursor = from the oldest byte kept; pass next_cursor to go on (absent once the job has ended "
+                "and all was read). skipped_bytes counts output that fell off the ring before it was read.",
+                JobOutputOptions, JobOutput, _acall, _refused_call, JOB_READ),
+        ToolRow("job_stop", "Stop a job",
+                "Kill the job's whole process tree; answers its state (stopped) with the final envelope.",
+                JobStopOptions, JobAnswer, _acall, _refused_call, exec_hints),
     )
 
 

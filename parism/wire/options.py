@@ -31,6 +31,8 @@ MAX_INT = 2**31 - 1  # every integer parameter is bounded (JSON clients differ a
 CMD = "Program name, looked up on PATH (never run through a shell)."
 ARGS = "Arguments, passed as argv (one list item per argument)."
 CWD = "Working directory; must be inside the allowed paths. Default: the server's."
+TIMEOUT = ("Milliseconds this call may run before its process tree is killed (failure.reason: timeout). "
+           "Default guard.timeout_ms; at most guard.max_timeout_ms (refused above it).")
 
 FieldName = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 WhereOp = Literal["eq", "ne", "prefix", "contains", "gt", "gte", "lt", "lte"]
@@ -105,6 +107,10 @@ class RunOptions(CallOptions):
         default="none", description="Source spans in the raw output per row or per field.")
     retain: bool = Field(
         default=False, description="Keep the result for fetch_result/explain_result/compare_results.")
+    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=TIMEOUT)
+    stdin: str | None = Field(default=None, description=(
+        "Text given to the command's standard input (UTF-8, at most guard.max_stdin_bytes); never echoed "
+        "back, and what the command prints of it is redacted like all output. Unset: /dev/null."))
 
     def projection_requested(self) -> bool:
         return any(v is not None for v in (self.select, self.where, self.sort_by, self.limit, self.array))
@@ -125,6 +131,7 @@ class PagedOptions(CallOptions):
     page_size: int | None = Field(
         default=None, ge=1, le=MAX_INT,
         description="Lines per page (default guard.default_page_size, max guard.max_page_size).")
+    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=TIMEOUT)
 
     unknown_notes: ClassVar[dict[str, str]] = dict.fromkeys(
         ("format", "select", "where", "sort_by", "limit", "array", "budget", "evidence", "retain",
@@ -261,3 +268,34 @@ def _inner_model(annotation: Any) -> Any:
         if found is not None:
             return found
     return None
+
+
+# -- jobs (docs/jobs.md) ---------------------------------------------------------------------
+
+JOB_TIMEOUT = ("Milliseconds the job may run before its process tree is killed (failure.reason: timeout in its "
+               "envelope). Default guard.max_timeout_ms (jobs are for long commands); at most that.")
+JobId = Annotated[str, Field(min_length=1, max_length=64, description="job_id as job_start answered it.")]
+
+
+class JobStartOptions(RunOptions):
+    """``job_start``: ``run``'s arguments; the command runs in the background (docs/jobs.md)."""
+
+    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=JOB_TIMEOUT)
+
+
+class JobIdOptions(StrictOptions):
+    """``job_status`` / ``job_stop``: one job."""
+
+    job_id: JobId
+
+
+class JobOutputOptions(StrictOptions):
+    """``job_output``: the next page of a job's output."""
+
+    job_id: JobId
+    cursor: str | None = Field(default=None, min_length=1, max_length=4096, description=(
+        "next_cursor of the previous page, unchanged. Unset: from the oldest byte still kept."))
+
+
+class JobStopOptions(JobIdOptions):
+    """``job_stop``: end one job (its whole process tree)."""

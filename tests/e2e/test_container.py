@@ -471,3 +471,21 @@ def test_pack_worker_is_confined_in_the_image(image: str, label: str, workspace:
     assert status["Uid"].split() == ["10001"] * 4 and status["CapEff"].strip() == "0" * 16, status
     assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2", status
     assert "trap" not in os.listdir(pack)
+
+
+def test_selftest_holds_on_the_hardened_line_and_fails_without_it(image: str, label: str, workspace: Path) -> None:
+    """``docker run … IMAGE selftest --json`` (docs/container.md): every promise held and every
+    control fired on the documented line; the plain line (Docker's default seccomp) exits 1."""
+    import json as _json
+    import subprocess as _sp
+
+    hardened = hardened_args(image, label, workspace, "selftest", "--json")
+    done = _sp.run(["docker", *hardened], capture_output=True, text=True, timeout=180, stdin=_sp.DEVNULL)
+    report = _json.loads(done.stdout)
+    broken = {r["name"]: r["detail"] for r in report["probes"] if not r["held"]}
+    assert done.returncode == 0 and broken == {}, (broken, done.stderr[-500:])
+    assert all(r["control"] == "fired" for r in report["probes"] if r["name"] != "sandbox")
+    plain = _sp.run(["docker", *plain_args(image, label, workspace), "selftest", "--json"], capture_output=True,
+                    text=True, timeout=180, stdin=_sp.DEVNULL)
+    assert plain.returncode == 1, plain.stderr[-500:]
+    assert {r["name"]: r["held"] for r in _json.loads(plain.stdout)["probes"]}["sandbox"] is False

@@ -221,13 +221,17 @@ def test_tools_call_before_initialize_says_the_session_is_not_initialised(workdi
         assert server.close() == 0
 
 
-def test_capabilities_list_only_tools(workdir: Path) -> None:
+@pytest.mark.parametrize("version, served", [
+    ("2025-11-25", {"tools", "tasks"}),  # tasks: only the revision that defines them (docs/jobs.md)
+    ("2025-06-18", {"tools"}),
+])
+def test_capabilities_list_only_tools(workdir: Path, version: str, served: set[str]) -> None:
     server = RawServer(workdir)
     try:
         answer = server.request("initialize", {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})
         caps = answer["result"]["capabilities"]
-        assert set(caps) == {"tools"}, caps
+        assert set(caps) == served, caps
     finally:
         server.close()
 

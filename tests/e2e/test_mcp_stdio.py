@@ -32,7 +32,8 @@ from tests.e2e.conftest import (
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
 
-TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results"}
+TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results",
+         "job_start", "job_status", "job_output", "job_stop"}
 
 
 def payload(result: CallToolResult) -> dict[str, Any]:
@@ -80,14 +81,18 @@ async def test_list_tools_exact_names_schemas_and_annotations(session: ClientSes
     assert set(tools) == TOOLS
     expected_params = {
         "run": {"cmd", "args", "cwd", "format", "includeDiff", "select", "where", "sort_by", "limit",
-                "array", "budget", "contract_version", "evidence", "retain"},
-        "run_paged": {"cmd", "args", "cwd", "page", "page_size", "includeDiff"},
+                "array", "budget", "contract_version", "evidence", "retain", "timeout_ms", "stdin"},
+        "run_paged": {"cmd", "args", "cwd", "page", "page_size", "includeDiff", "timeout_ms"},
         "describe": {"cmd"},
         "dry_run": {"cmd", "args", "cwd"},
         "fetch_result": {"result_id", "cursor"},
         "explain_result": {"result_id", "pointer"},
         "compare_results": {"base_id", "current_id", "keys", "ignore_fields", "strict"},
+        "job_status": {"job_id"},
+        "job_output": {"job_id", "cursor"},
+        "job_stop": {"job_id"},
     }
+    expected_params["job_start"] = expected_params["run"]  # the same arguments as run
     for name, tool in tools.items():
         props = tool.input_schema["properties"]
         assert set(props) == expected_params[name], name

@@ -30,7 +30,8 @@ INSPECTOR = NODE_DIR / "node_modules" / ".bin" / "mcp-inspector"
 INSPECTOR_NODE = NODE_DIR / "node_modules" / ".bin" / "node"
 #: the console script a host registers (``.venv/bin/parism``), beside the interpreter running us
 PARISM = Path(sys.executable).with_name("parism")
-TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results"}
+TOOLS = {"run", "run_paged", "describe", "dry_run", "fetch_result", "explain_result", "compare_results",
+         "job_start", "job_status", "job_output", "job_stop"}
 MANY = 120
 
 pytestmark = [
@@ -57,6 +58,8 @@ def work() -> Iterator[Path]:
     _installed()
     work = make_workdir()
     many, repo = work / "many", work / "repo"
+    config = work / "parism-test.toml"
+    config.write_text(config.read_text() + "\n[server]\njob_page_bytes = 1024\n")  # job_output in pages
     many.mkdir(mode=0o755)
     for n in range(MANY):
         (many / f"f{n:03d}.txt").write_text("x" * n)
@@ -112,7 +115,7 @@ def ok(report: dict[str, Any], label: str) -> dict[str, Any]:
 def test_sdk_every_schema_compiles_under_ajv_strict(sdk: dict[str, Any]) -> None:
     assert {t["name"] for t in sdk["tools"]} == TOOLS
     assert sdk["schemas"] == {t: {"input": None, "output": None} for t in TOOLS}
-    assert sdk["server"]["capabilities"].keys() == {"tools"}
+    assert sdk["server"]["capabilities"].keys() == {"tools", "tasks"}  # the SDK negotiates 2025-11-25
     assert sdk["versions"]["sdk"] == _locked("@modelcontextprotocol/sdk")
     assert sdk["versions"]["ajv"] == _locked("ajv")
 
@@ -166,6 +169,43 @@ def test_sdk_explain_and_compare_match_the_files(sdk: dict[str, Any], work: Path
     assert (repo / "b.txt").is_file()  # the client made it between the two git runs
     assert diff["comparable"] is True and [r["key"] for r in diff["added"]] == [f"{repo}:b.txt"]
     assert diff["removed"] == [] and diff["changed"] == []
+
+
+def test_sdk_a_3_second_job_polled_to_its_envelope(sdk: dict[str, Any]) -> None:
+    started = ok(sdk, "job_start_slow")
+    assert started["state"] == "running"
+    states = [ok(sdk, c["label"])["state"] for c in calls(sdk, "job_status")]
+    assert states[0] == "running" and states[-1] == "done" and len(states) > 5
+    final = ok(sdk, calls(sdk, "job_status")[-1]["label"])
+    assert final["exitCode"] == 0 and 2900 <= final["elapsed_ms"] < 30_000
+    assert final["envelope"]["ok"] is True and final["envelope"]["review"]["retained"] is True
+
+
+def test_sdk_job_output_pages_are_the_listing(sdk: dict[str, Any], work: Path) -> None:
+    pages = [ok(sdk, c["label"]) for c in calls(sdk, "job_output")]
+    assert len(pages) >= 2  # 1080 bytes in pages of at most 1024
+    assert all(len(p["text"].encode()) <= 1024 for p in pages) and pages[-1].get("next_cursor") is None
+    text = "".join(p["text"] for p in pages)
+    assert text.splitlines() == sorted(os.listdir(work / "many"))
+
+
+def test_sdk_job_stopped_mid_way(sdk: dict[str, Any]) -> None:
+    stopped = ok(sdk, "job_stop")
+    assert stopped["state"] == "stopped" and stopped["envelope"]["failure"]["reason"] == "cancelled"
+    assert stopped["elapsed_ms"] < 15_000  # sleep 30 did not run out
+
+
+def test_sdk_task_client_runs_and_cancels_tasks(sdk: dict[str, Any], work: Path) -> None:
+    tasks = sdk["tasks"]
+    kinds = [m["type"] for m in tasks["completed"]]
+    assert kinds[0] == "taskCreated" and "taskStatus" in kinds and kinds[-1] == "result", kinds
+    result = tasks["completed"][-1]["result"]
+    assert result["isError"] is False
+    assert result["structuredContent"]["stdout"]["raw"].splitlines() == sorted(os.listdir(work / "many"))
+    cancelled = tasks["cancelled"]
+    assert cancelled[0]["type"] == "taskCreated" and cancelled[-1]["type"] == "error"
+    assert "cancelled" in cancelled[-1]["message"]
+    assert tasks["after_cancel"]["status"] == "cancelled"
 
 
 def test_sdk_error_cases(sdk: dict[str, Any], work: Path) -> None:

@@ -66,7 +66,7 @@ class BwrapLauncher:
     def start(self, spec: Any) -> SandboxStarted:
         prepared = self._pool.take(self.plan, self.cwd_id) if self._pool else Prepared(self.plan)
         self._prepared = prepared
-        return prepared.handover(list(spec.argv), self.cwd_id)
+        return prepared.handover(list(spec.argv), self.cwd_id, getattr(spec, "stdin", None))
 
     def egress_refusals(self) -> list[str]:
         """What the egress proxy refused this call's command (run/sandbox/network.py)."""

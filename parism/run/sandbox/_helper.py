@@ -24,7 +24,9 @@ and its children are done, not after the namespaces are torn down.
   the guard checked it (the helper ``fchdir``s there), the others are what the sandbox bound
   (bwrap's ``--bind-fd`` binds the name it reads back from the descriptor, so a swap during
   bwrap's setup is caught here). A mismatch (a name swapped since) is reported as
-  ``E ESTALE …`` and nothing runs. EOF before a full message means "never used": exit 0. After the argv the pipe stays
+  ``E ESTALE …`` and nothing runs. When the count field ends in ``s`` (``3s``), a second frame
+  follows: a 4-byte length and the bytes the command reads on its standard input (a sealed
+  memfd on fd 0); without it fd 0 stays bwrap's /dev/null. EOF before a full message means "never used": exit 0. After the argv the pipe stays
   open: a second 4-byte message is a stop request carrying the grace in milliseconds (SIGTERM
   to the command's process group, SIGKILL after the grace — what the executor does to a
   direct child on a timeout, the output cap or a cancellation), and EOF means SIGKILL now.
@@ -283,7 +285,7 @@ def open_checked(base: str, rel: str, want: str) -> int:
 def enter_checked(fields: list[bytes]) -> tuple[list[bytes], str | None]:
     """Run the checks at the head of a hand-over message (see the module docstring) and
     ``fchdir`` to the first; (argv, None), or (argv, why not)."""
-    count = int(fields[0])
+    count = int(fields[0].rstrip(b"s"))
     checks = [[os.fsdecode(f) for f in fields[1 + 3 * i:4 + 3 * i]] for i in range(count)]
     argv = fields[1 + 3 * count:]
     for i, (base, rel, want) in enumerate(checks):
@@ -311,15 +313,29 @@ def read_exact(fd: int, n: int) -> bytes | None:
     return buf
 
 
-def run(argv: list[bytes], out_fd: int, err_fd: int, control: int) -> None:
+def stdin_file(data: bytes) -> int:
+    """``data`` in a sealed memfd, read from its start: the command's standard input."""
+    fd = os.memfd_create("parism-stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    import fcntl
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def run(argv: list[bytes], out_fd: int, err_fd: int, control: int, in_fd: int = -1) -> None:
     """Spawn ``argv`` with out_fd/err_fd as its stdout/stderr, report its exact wait status on
     fd 2, exit like the command.
 
     posix_spawn (vfork-like in glibc) costs a fraction of a Python fork; the command inherits
     only stdin/stdout/stderr (every other fd was closed or is close-on-exec)."""
+    actions = [(os.POSIX_SPAWN_DUP2, out_fd, 1), (os.POSIX_SPAWN_DUP2, err_fd, 2)]
+    if in_fd >= 0:
+        actions.append((os.POSIX_SPAWN_DUP2, in_fd, 0))
     try:
-        pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, out_fd, 1), (os.POSIX_SPAWN_DUP2, err_fd, 2)],
+        pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True, file_actions=actions,
                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
     except OSError as exc:
         text = "%s: %s" % (os.fsdecode(argv[0]), exc.strerror)
@@ -328,6 +344,8 @@ def run(argv: list[bytes], out_fd: int, err_fd: int, control: int) -> None:
         os._exit(127)
     os.close(out_fd)
     os.close(err_fd)
+    if in_fd >= 0:
+        os.close(in_fd)
     wait_status = supervise(pid, control)
     end_descendants()
     os.write(2, b"W %d\n" % wait_status)
@@ -378,12 +396,20 @@ def main() -> None:
     body = read_exact(control, struct.unpack(">I", head)[0]) if head else None
     if not body:
         os._exit(0)
-    argv, refused = enter_checked(body.split(b"\0"))
+    fields = body.split(b"\0")
+    in_fd = -1
+    if fields[0].endswith(b"s"):
+        size = read_exact(control, 4)
+        data = read_exact(control, struct.unpack(">I", size)[0]) if size else None
+        if data is None:
+            os._exit(0)  # the hand-over never completed: nothing runs
+        in_fd = stdin_file(data)
+    argv, refused = enter_checked(fields)
     if refused:
         os.write(2, ("E ESTALE %s\n" % refused).encode())
         os.write(err_fd, ("parism sandbox: %s; nothing was run\n" % refused).encode())
         os._exit(126)
-    run(argv, out_fd, err_fd, control)
+    run(argv, out_fd, err_fd, control, in_fd)
 
 
 if __name__ == "__main__":

@@ -343,11 +343,14 @@ class Prepared:
                 code = None
         raise SandboxError(errno.EIO, self.status.diagnostics() or f"bwrap exited with {code}")
 
-    def handover(self, argv: list[str], cwd_id: DevIno | None = None) -> "SandboxStarted":
+    def handover(self, argv: list[str], cwd_id: DevIno | None = None,
+                 stdin: bytes | None = None) -> "SandboxStarted":
         """Send the argv; the sandbox is spent from here on, whatever happens.
 
         The helper runs it only in the directory ``cwd_id`` (the guard's; by default the one
-        this sandbox bound), reached below its allowed root without a symlink."""
+        this sandbox bound), reached below its allowed root without a symlink. ``stdin`` (None:
+        the command reads /dev/null) follows as a second frame: the helper gives it to the
+        command as a sealed in-memory file on fd 0."""
         if self.used:
             raise RuntimeError("a pre-started sandbox serves exactly one command")
         self.used = True
@@ -358,11 +361,16 @@ class Prepared:
             raise
         root, rel = cwd_root(self.plan)
         checks = [(root, rel, cwd_id or self.cwd_id), *((path, ".", id_) for path, id_ in self.pinned.items())]
-        fields = [str(len(checks)), *(f for base, rel_, (dev, ino) in checks for f in (base, rel_, f"{dev}:{ino}")),
-                  *argv]
+        head = f"{len(checks)}{'' if stdin is None else 's'}"  # "s": a stdin frame follows
+        fields = [head, *(f for base, rel_, (dev, ino) in checks for f in (base, rel_, f"{dev}:{ino}")), *argv]
         body = b"\0".join(os.fsencode(a) for a in fields)
+        message = struct.pack(">I", len(body)) + body
+        if stdin is not None:
+            message += struct.pack(">I", len(stdin)) + stdin
         try:
-            os.write(self._control_w, struct.pack(">I", len(body)) + body)
+            view = memoryview(message)
+            while view:  # the helper reads it all before it runs anything
+                view = view[os.write(self._control_w, view):]
         except OSError:
             self._close_control()  # the sandbox died after getting ready: wait() reports bwrap's status
         return SandboxStarted(self)

@@ -98,6 +98,12 @@ try {
 }
 process.stdout.write(JSON.stringify(report) + "\n");
 
+function taskMessage(message) {
+  if (message.type === "result") return { type: "result", result: message.result };
+  if (message.type === "error") return { type: "error", message: String(message.error?.message ?? message.error) };
+  return { type: message.type, task: message.task };
+}
+
 async function scenario() {
   await call("describe", "describe", {});
   await call("describe_ls", "describe", { cmd: "ls" });
@@ -137,6 +143,45 @@ async function scenario() {
       base_id: base.review.result_id, current_id: current.review.result_id,
     });
   }
+
+  // jobs: a 3-second job polled to its end; ls -1 as a job read in pages; a job stopped mid-way
+  const slow = await call("job_start_slow", "job_start", { cmd: "sleep", args: ["3"], cwd: spec.many });
+  for (let n = 0; slow?.job_id && n < 150; n++) {
+    const st = await call(`job_status_${n}`, "job_status", { job_id: slow.job_id });
+    if (st?.state !== "running") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const lsJob = await call("job_start_ls", "job_start", { cmd: "ls", args: ["-1"], cwd: spec.many });
+  for (let n = 0; lsJob?.job_id && n < 100; n++) {
+    const st = await call(`job_ls_status_${n}`, "job_status", { job_id: lsJob.job_id });
+    if (st?.state !== "running") break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  let cursor = null;
+  for (let n = 0; lsJob?.job_id && n < 50; n++) {
+    const out = await call(`job_output_${n}`, "job_output", cursor ? { job_id: lsJob.job_id, cursor } : { job_id: lsJob.job_id });
+    cursor = out?.next_cursor ?? null;
+    if (!cursor) break;
+  }
+  const stopMe = await call("job_start_stopped", "job_start", { cmd: "sleep", args: ["30"], cwd: spec.many });
+  if (stopMe?.job_id) await call("job_stop", "job_stop", { job_id: stopMe.job_id });
+
+  // tasks (2025-11-25): the SDK's own task client runs ls -1 as a task, then one it cancels
+  report.tasks = { completed: [], cancelled: [], after_cancel: null };
+  for await (const message of client.experimental.tasks.callToolStream(
+    { name: "run", arguments: { cmd: "ls", args: ["-1"], cwd: spec.many, format: "json" } })) {
+    report.tasks.completed.push(taskMessage(message));
+  }
+  let cancelledId = null;
+  for await (const message of client.experimental.tasks.callToolStream(
+    { name: "run", arguments: { cmd: "sleep", args: ["30"], cwd: spec.many } })) {
+    report.tasks.cancelled.push(taskMessage(message));
+    if (message.type === "taskCreated") {
+      cancelledId = message.task.taskId;
+      await client.experimental.tasks.cancelTask(cancelledId);
+    }
+  }
+  if (cancelledId) report.tasks.after_cancel = await client.experimental.tasks.getTask(cancelledId);
 
   // error cases: a JSON-RPC error, argument errors (isError), a guard refusal (isError)
   await call("unknown_tool", "no_such_tool", {});

@@ -53,6 +53,7 @@ def test_effective_lists_every_key_with_value_and_origin(load: Load, dirs: Dirs)
     ("[guard]\ntimeout_ms = 0\n", "guard.timeout_ms"),  # 0 = unlimited
     ("[guard]\nmax_output_bytes = 0\n", "guard.max_output_bytes"),
     ("[guard]\nmax_concurrency = 64\n", "guard.max_concurrency"),
+    ("[guard]\nmax_timeout_ms = 3600001\n", "guard.max_timeout_ms"),
     ("[guard]\nblock_patterns = []\n", "guard.block_patterns"),
     ('[guard]\nallowed_paths = ["/"]\n', "guard.allowed_paths"),
     ("[guard]\nallowed_paths = []\n", "guard.allowed_paths"),
