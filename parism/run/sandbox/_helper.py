@@ -359,11 +359,25 @@ def stop(pid: int, pidfd: int, grace_s: float) -> None:
             return
 
 
+def low_fd(fd: int) -> int:
+    """``fd`` under the lowest free number, if that is lower."""
+    low = os.dup(fd)
+    if low < fd:
+        os.close(fd)
+        return low
+    os.close(low)
+    return fd
+
+
 def main() -> None:
     control, out_fd, err_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     keep = sorted((control, out_fd, err_fd))
     for low, high in zip([2] + keep, keep + [65536]):
         os.closerange(low + 1, high)  # anything else bwrap passed on (its --info-fd) stays outside
+    # the numbers the server's pipes had can lie past the nofile limit set below, where the
+    # spawn's dup2 of out_fd/err_fd fails with EBADF: each moves to the lowest free number
+    # (at most 5: only 0-2 and these three are open)
+    control, out_fd, err_fd = (low_fd(fd) for fd in (control, out_fd, err_fd))
     for fd in (control, out_fd, err_fd):
         os.set_inheritable(fd, False)  # the command gets out_fd and err_fd as 1 and 2 only
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us
