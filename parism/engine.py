@@ -130,7 +130,7 @@ class Engine:
         self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
         self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)
-        self._guard_setup = guard_mod.Setup(cfg, roots=self.roots)
+        self._guard_setup = guard_mod.Setup(cfg, self.sandbox, roots=self.roots)  # git's questions: in the call's sandbox
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
 
     # -- public, sync -----------------------------------------------------------------

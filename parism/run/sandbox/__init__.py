@@ -151,12 +151,13 @@ class Sandbox:
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
               cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = (),
-              run_as: identity.RunAs | None = None) -> Plan:
+              run_as: identity.RunAs | None = None, writable: bool | None = None) -> Plan:
         run_as = run_as or self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
-        writable = bool(planning.setting(self.settings, "writable_project", False))
+        if writable is None:
+            writable = bool(planning.setting(self.settings, "writable_project", False))
         git = os.path.join(cwd, ".git")
         if git_dirs is None:  # no guard list (probe, direct callers): the cwd's own .git
             git_dirs = (git,) if os.path.lexists(git) else ()
@@ -226,12 +227,43 @@ class Sandbox:
                  or self.root_refused(decision, spec, run_as))
         if unmet is not None:
             return unmet
+        return BwrapLauncher(self.plan(decision, spec, run_as), self._shared_pool(), checked_cwd(decision))
+
+    def _shared_pool(self) -> Pool | None:
         with self._lock:
             if self._pool is None and self.pool_size > 0:
                 self._pool = Pool(per_plan=self.pool_size)
-            pool = self._pool
-        return BwrapLauncher(self.plan(decision, spec, run_as), pool if self.pool_size > 0 else None,
-                             checked_cwd(decision))
+            return self._pool if self.pool_size > 0 else None
+
+    def question_plan(self, cwd: str, st: os.stat_result | None, binds: Any,
+                      env: dict[str, str]) -> Plan | str | None:
+        """The sandbox the guard asks git its questions in (guard/git/ask.py): the call's own
+        mounts and uid/gid — the plan its command gets, minus the network, the file copies and
+        the sealed directories (what the answers decide), read-only.  None: the call's command
+        runs unsandboxed, so the questions are asked directly too; a string: why nothing may be
+        asked (the command would be refused by ``launcher`` for the same reason)."""
+        res = self.probed()
+        if self.mode == "off":
+            return None
+        if self.mode == "required" and res.level != "full":
+            return f"sandbox.mode is required but the sandbox level is {res.level}: {res.reason}"
+        if res.level == "none":
+            return None
+        run_as = self.identity_for(cwd, st=st)
+        allowed = tuple(identity.resolved(p) for p in self.allowed_paths or () if isinstance(p, str) and p)
+        why = identity.root_masked_problem(
+            run_as, cwd, allowed, unprivileged_uid=self.unprivileged_uid,
+            writable=bool(planning.setting(self.settings, "writable_project", False)))
+        if why is not None:
+            return f"the working directory would run git as the host's uid 0: {why}"
+        return self._plan(res.level, res.features, cwd, cwd_stat=st, network=False, namespace="isolated",
+                          binds=binds, overrides=None, env=env, timeout_s=30, bwrap=res.bwrap or "",
+                          python=res.python or "", file_copies=(), sealed_dirs=(), run_as=run_as,
+                          writable=False)
+
+    def question_launcher(self, plan: Plan, st: os.stat_result | None) -> BwrapLauncher:
+        """A launcher of ``plan`` (pooled like the commands'), in the directory the guard opened."""
+        return BwrapLauncher(plan, self._shared_pool(), (st.st_dev, st.st_ino) if st is not None else None)
 
     def unmet(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A command whose required binds the sandbox cannot give is refused before it runs:
