@@ -208,7 +208,7 @@ def precheck(spec, where):
             return "'%s' cannot be read (%s)" % (path, exc.strerror)
         code, out, err, problem = run_git(spec, ["config", "--file", path, "--no-includes", "--list", "-z"], "/")
         if problem or code != 0:
-            return problem or "git cannot read '%s': %s" % (path, first_line(err))
+            return problem or "git cannot read '%s': %s" % (path, git_said(err))
         for _scope, _origin, key, value in entries(out, 1):
             if is_include(key):
                 target, why = include_target(value, path)
@@ -218,9 +218,9 @@ def precheck(spec, where):
     return None
 
 
-def first_line(err):
-    lines = [line for line in err.splitlines() if line.strip()]
-    return (lines[-1] if lines else "no message")[:300]
+def git_said(err):
+    said = " ".join(line.strip() for line in err.splitlines() if line.strip())
+    return (said or "no message")[:500]
 
 
 # -- after git answered -------------------------------------------------------------------

@@ -163,8 +163,8 @@ def _said(answer: Answer) -> str:
     """git's own last words (or the check's), for a refusal."""
     if answer.problem:
         return answer.problem
-    lines = [line for line in answer.err.splitlines() if line.strip()]
-    return (lines[-1] if lines else f"exit status {answer.code}")[:300]
+    said = " ".join(line.strip() for line in answer.err.splitlines() if line.strip())
+    return (said or f"exit status {answer.code}")[:500]
 
 
 def not_a_repository(answers: list[Answer]) -> bool:
