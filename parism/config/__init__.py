@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from parism.config.workspace import read_project_file
 from parism.config.layers import (
     error_location,
     ConfigProblem,
@@ -35,6 +36,7 @@ from parism.config.layers import (
     flatten,
     leaf_keys,
     migrate_legacy,
+    parse_document,
     read_document,
     resolve_paths,
 )
@@ -149,8 +151,16 @@ class _Stack:
         return tree
 
 
-def _file_layer(path: str, origin_kind: str, warnings: list[str]) -> tuple[str, Leaves, list[ConfigProblem]] | None:
-    doc, problems = read_document(path)
+def _file_layer(path: str, origin_kind: str, warnings: list[str],
+                cwd: str | None = None) -> tuple[str, Leaves, list[ConfigProblem]] | None:
+    """One file's layer; ``cwd``: a project file, read only as that directory's calls could
+    (``config/workspace.py``)."""
+    if cwd is None:
+        doc, problems = read_document(path)
+    else:
+        data, why = read_project_file(path, cwd)
+        doc, problems = (None, [ConfigProblem(path, "", why)]) if why else \
+            parse_document(path, data) if data is not None else (None, [])
     if doc is None and not problems:
         return None
     origin = f"{origin_kind}:{path}"
@@ -224,7 +234,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
                 file_layers.append((*layer, True))
         trusted = any(leaves.get("trust_project_config") for _, leaves, _, _ in file_layers)
         for name in ("prism.config.json", "parism.toml"):
-            layer = _file_layer(os.path.join(server_cwd, name), "project", warnings)
+            layer = _file_layer(os.path.join(server_cwd, name), "project", warnings, server_cwd)
             if layer:
                 file_layers.append((*layer, trusted))
     envs = env_layers(env, server_cwd)
