@@ -73,6 +73,7 @@ from parism.pipeline import HARD_CAP, Finisher, Ran
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
 from parism.run.sandbox import Sandbox
+from parism.run.sandbox.identity import readable_by_calls
 from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
@@ -469,4 +470,4 @@ async def _in_thread(fn: Callable[[CancelToken], T]) -> T:
 def create_engine(config_path: str | None = None) -> Engine:
     """Load the configuration layers (or only ``config_path``) and build an engine. Never raises
     for a bad configuration: the engine then answers ``config/invalid_config``."""
-    return Engine(load_config(config_path))
+    return Engine(load_config(config_path, project_access=readable_by_calls))

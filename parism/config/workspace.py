@@ -10,6 +10,8 @@ is whatever the reader makes of it. So the file is opened without opening anythi
 :data:`MAX_PROJECT_FILE_BYTES`, and — for a root server — must be readable by the uid/gid the
 calls in that directory run as (``sandbox/identity.py``'s rules); anything else is a
 configuration error naming the file (docs/security.md, "What the agent can influence").
+The identity rules live in the run layer, above this one: the callers that load a configuration
+to serve calls (the engine, the server, the CLI) pass ``run/sandbox/identity.readable_by_calls``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import os
 import stat
 from collections.abc import Callable
 
-from parism.sandbox import identity
+#: (path, the opened file's stat, the directory whose calls decide) → why those calls could not
+#: read it, or None
+AccessCheck = Callable[[str, os.stat_result, str], str | None]
 
 MAX_PROJECT_FILE_BYTES = 1024 * 1024
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
@@ -79,17 +83,7 @@ def read_regular(path: str, max_bytes: int,
     return content, None
 
 
-def read_project_file(path: str, cwd: str) -> tuple[bytes | None, str | None]:
-    """``read_regular`` of a project file; for a root server only if the uid/gid the calls in
-    ``cwd`` (the server's start directory) run as may read it."""
-
-    def readable(st: os.stat_result) -> str | None:
-        if os.geteuid() != 0:
-            return None  # the calls run as this uid: the kernel's own check applies
-        run_as = identity.choose(identity.resolved(cwd), identity.NOBODY)
-        if run_as.uid != 0 and not identity.can_read(path, run_as.uid, run_as.gid, directory=False, st=st):
-            return (f"is not readable by uid {run_as.uid} (gid {run_as.gid}), which the calls in {cwd} "
-                    f"run as (identity rule {run_as.rule})")
-        return None
-
-    return read_regular(path, MAX_PROJECT_FILE_BYTES, readable)
+def read_project_file(path: str, cwd: str, access: AccessCheck | None = None) -> tuple[bytes | None, str | None]:
+    """``read_regular`` of a project file, only if ``access`` (the identity the calls in ``cwd``
+    — the server's start directory — run as) may read it."""
+    return read_regular(path, MAX_PROJECT_FILE_BYTES, (lambda st: access(path, st, cwd)) if access else None)

@@ -34,7 +34,7 @@ import pytest
 import tomli_w
 
 from parism.engine import Engine, create_engine
-from parism.sandbox import Sandbox
+from parism.run.sandbox import Sandbox
 from tests.security.sandbox.gitrepos import GIT_ENV, Trap, dirty, fired, git, make_repo, own, workspace
 from tests.security.sandbox.helpers import run as sandboxed, settings
 

@@ -1,5 +1,6 @@
 """The project's configuration file is read only as the project's calls could read it (issue 23,
-the rule applied to ``parism/config/``: ``config/workspace.py``).
+the rule applied to ``parism/config/``: ``config/workspace.py`` with the run layer's identity
+rule, ``run/sandbox/identity.readable_by_calls``).
 
 The project layer lies in the workspace the agent shapes; the server reads it at load time,
 often as root. Each attack has its control: the generic reader (``layers.read_document``, the
@@ -22,6 +23,7 @@ import pytest
 
 from parism.config import load_config
 from parism.config.layers import read_document
+from parism.run.sandbox.identity import readable_by_calls
 
 OWNER = 4242
 
@@ -37,7 +39,8 @@ def project() -> Iterator[Path]:
 
 
 def _load(proj: Path) -> list[str]:
-    cfg = load_config(cwd=str(proj), environ={"HOME": str(proj.parent / "home")})
+    """The configuration as the engine, the server and the CLI load it."""
+    cfg = load_config(cwd=str(proj), environ={"HOME": str(proj.parent / "home")}, project_access=readable_by_calls)
     return [str(p) for p in cfg.errors]
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from parism.sandbox import Sandbox
+from parism.run.sandbox import Sandbox
 from tests.security.sandbox.helpers import SH, run, settings
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
