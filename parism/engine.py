@@ -72,8 +72,8 @@ from parism.parsers.osinfo import host_os
 from parism.pipeline import HARD_CAP, Finisher, Ran
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
-from parism.run.sandbox import Sandbox
-from parism.run.sandbox.identity import readable_by_calls
+from parism.run.sandbox import BwrapLauncher, Sandbox
+from parism.run.sandbox.identity import lister, readable_by_calls
 from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
@@ -339,7 +339,9 @@ class Engine:
 
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
-        before = snapshot(spec.cwd) if prep.req.include_diff else None
+        # includeDiff walks as the server: only what the call's own uid may list (fsdiff.py)
+        may_list = lister(prep.launcher.plan.run_as) if isinstance(prep.launcher, BwrapLauncher) else None
+        before = snapshot(spec.cwd, may_list=may_list) if prep.req.include_diff else None
         with self.slots.hold(cancel) as held:
             if not held:
                 return self._no_process(prep.req, spec.cwd, Failure(
@@ -347,7 +349,7 @@ class Engine:
             cap = execute(spec, prep.launcher, cancel)
         if cap.spawn_error is not None:
             return self._no_process(prep.req, spec.cwd, self._spawn_failure(prep.req.cmd, cap.spawn_error, spec.cwd))
-        fs = diff(before, snapshot(spec.cwd)) if before is not None else None
+        fs = diff(before, snapshot(spec.cwd, may_list=may_list)) if before is not None else None
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
     # -- helpers --------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import os
 import pwd
 import select
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -215,6 +216,14 @@ def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
     else:
         bits = st.st_mode & 7
     return bits & want == want
+
+
+def lister(user: RunAs) -> Callable[[os.stat_result], bool] | None:
+    """Whether ``user`` may list a directory, from its status (None: the command runs with the
+    server's own uid, whose access is the kernel's to check)."""
+    if not user.other_uid:
+        return None
+    return lambda st: _allows(st, user.uid, user.gid, 5)
 
 
 def can_list(path: str, uid: int, gid: int, st: os.stat_result | None = None) -> bool:
