@@ -1,15 +1,17 @@
 """git's questions, asked where the call's own git will run (started by ``guard/git/ask.py``).
 
-Run as ``python3 -I -S -c SOURCE SPEC``: inside a sandbox with the call's mounts and uid/gid
+Run as ``python3 -I -S -c SOURCE ARGS...``: inside a sandbox with the call's mounts and uid/gid
 (or, for a call whose command itself runs unsandboxed, directly as the server — the command's
-identity then).  Nothing of Parism is importable here: built-in modules only.
+identity then).  Nothing of Parism is importable here, and like the sandbox's helper it imports
+only small built-in modules (no json, re, subprocess or threading: each import is start-up
+time, paid on every reading); the git questions are spawned at once and read with ``select``.
 
-SPEC (JSON): ``{"git": path, "flags": [...], "jobs": [{"kind", "args", "where"}, ...],
-"timeout": seconds, "cap": bytes}``; kinds ``dirs`` (rev-parse), ``list`` (config listing),
-``index`` (ls-files).  Printed on stdout (JSON): ``{"answers": [{"code", "out" (base64), "err",
-"problem", ...}]}`` in job order; a ``dirs`` answer adds ``holder`` (the directory whose ``.git``
-leads to git's answer), a ``list`` answer ``origins`` (every configuration file git read,
-real paths).
+ARGS: ``git timeout cap N flag... M (kind where K arg...)...``; kinds ``dirs`` (rev-parse),
+``list`` (config listing), ``index`` (ls-files).  Printed on stdout, per job in order, six
+length-prefixed fields (``<len>:<bytes>``): exit code (empty: git did not run or end), stdout,
+stderr, problem, holder (``dirs``: the directory whose ``.git`` leads to git's answer) and
+origins (``list``: every configuration file git read, real paths, NUL-separated); an empty
+problem or holder is none.
 
 What makes an answer a ``problem`` (the guard refuses it, naming the file):
 
@@ -25,14 +27,12 @@ The pre-check locates the repository by hand (the ``.git`` on the way up); it on
 refusals — git's own answers decide everything else.
 """
 
-import base64
-import json
 import os
-import pwd
+import select
+import signal
 import stat
-import subprocess
 import sys
-import threading
+import time
 
 INCLUDE_KEYS = ("include.path",)
 MAX_INCLUDE_FILES = 64
@@ -101,7 +101,7 @@ def include_target(value, origin):
     if value.startswith("~"):
         user, _, rest = value[1:].partition("/")
         try:
-            home = pwd.getpwnam(user).pw_dir if user else os.environ["HOME"]
+            home = __import__("pwd").getpwnam(user).pw_dir if user else os.environ["HOME"]
         except (KeyError, OSError):
             return None, "the include '%s' in '%s' names an unknown home directory" % (value, origin)
         value = os.path.join(home, rest)
@@ -128,20 +128,70 @@ def entries(listing, fields):
     return out
 
 
+def spawn_all(spec, runs):
+    """(code, stdout, stderr, problem) of each (args, cwd) run, all at once, bounded: each git
+    in a session of its own (a timeout or the cap kills that group: processes started here)."""
+    procs = []
+    for args, cwd in runs:
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            os.chdir(cwd)  # one thread: each git starts where it is asked (no chdir file action in 3.11)
+            pid = os.posix_spawn(spec["git"], [spec["git"], "--no-pager", *spec["flags"], *args], dict(os.environ),
+                                 file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                                               (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
+                                 setsid=True)
+        except OSError as exc:
+            pid, failed = None, "git could not be started (%s)" % exc.strerror
+        else:
+            failed = None
+        os.close(out_w)
+        os.close(err_w)
+        procs.append({"pid": pid, "fds": {out_r: [], err_r: []}, "out": out_r, "err": err_r, "size": 0,
+                      "problem": failed})
+    deadline = time.monotonic() + spec["timeout"]
+    open_fds = {fd: p for p in procs for fd in p["fds"]}
+    while open_fds:
+        left = deadline - time.monotonic()
+        ready = select.select(list(open_fds), [], [], max(0.0, left))[0] if left > 0 else []
+        if not ready:
+            for p in {id(p): p for p in open_fds.values()}.values():
+                p["problem"] = p["problem"] or ("git did not answer within %.0f s (a configuration file or "
+                                                "include may be a FIFO or a device)" % spec["timeout"])
+            break
+        for fd in ready:
+            p = open_fds[fd]
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                del open_fds[fd]
+                continue
+            p["fds"][fd].append(chunk)
+            p["size"] += len(chunk)
+            if p["size"] > spec["cap"] + ERR_CAP:
+                p["problem"] = "git's answer is larger than %d bytes" % spec["cap"]
+                for other in [f for f, q in open_fds.items() if q is p]:
+                    del open_fds[other]
+    answers = []
+    for p in procs:
+        code = None
+        if p["pid"] is not None:
+            if p["problem"]:
+                os.killpg(p["pid"], signal.SIGKILL)  # our own child's session
+            status = os.waitpid(p["pid"], 0)[1]
+            code = None if p["problem"] else os.waitstatus_to_exitcode(status)
+        for fd in p["fds"]:
+            os.close(fd)
+        out = b"".join(p["fds"][p["out"]])
+        err = b"".join(p["fds"][p["err"]])[:ERR_CAP].decode("utf-8", "replace")
+        if len(out) > spec["cap"]:
+            p["problem"] = p["problem"] or "git's answer is larger than %d bytes" % spec["cap"]
+        answers.append((code, b"" if p["problem"] else out, err, p["problem"]))
+    return answers
+
+
 def run_git(spec, args, cwd):
     """(code, stdout, stderr, problem) of one bounded git run."""
-    argv = [spec["git"], "--no-pager", *spec["flags"], *args]
-    try:
-        done = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=spec["timeout"], start_new_session=True)
-    except subprocess.TimeoutExpired:
-        return None, b"", "", ("git did not answer within %.0f s (a configuration file or include may be "
-                               "a FIFO or a device)" % spec["timeout"])
-    except OSError as exc:
-        return None, b"", "", "git could not be started (%s)" % exc.strerror
-    if len(done.stdout) > spec["cap"]:
-        return done.returncode, b"", "", "git's answer is larger than %d bytes" % spec["cap"]
-    return done.returncode, done.stdout, done.stderr[:ERR_CAP].decode("utf-8", "replace"), None
+    return spawn_all(spec, [(args, cwd)])[0]
 
 
 # -- the pre-check (hand-made location of the configuration files; it only adds refusals) -----
@@ -285,34 +335,41 @@ def check_listing(listing, common_dir):
     return origins, None
 
 
+def parse_args(argv):
+    git, timeout, cap, nflags = argv[0], float(argv[1]), int(argv[2]), int(argv[3])
+    flags, rest = argv[4:4 + nflags], argv[4 + nflags:]
+    jobs, pos = [], 1
+    for _ in range(int(rest[0])):
+        kind, where, nargs = rest[pos], rest[pos + 1], int(rest[pos + 2])
+        jobs.append({"kind": kind, "where": where, "args": rest[pos + 3:pos + 3 + nargs]})
+        pos += 3 + nargs
+    return {"git": git, "timeout": timeout, "cap": cap, "flags": flags}, jobs
+
+
+def field(data):
+    return b"%d:%s" % (len(data), data)
+
+
+def text(value):
+    return (value or "").encode("utf-8", "surrogateescape")
+
+
 def main():
-    spec = json.loads(sys.argv[1])
-    jobs = spec["jobs"]
+    spec, jobs = parse_args(sys.argv[1:])
     answers = [None] * len(jobs)
-    wheres = []
-    for job in jobs:
-        if job["where"] not in wheres:
-            wheres.append(job["where"])
-    refused = {}
-    for where in wheres:
-        if not os.path.isdir(where):
-            refused[where] = "'%s' is not a directory in the call's view" % where
+    runs, checked = [], {}
+    for i, job in enumerate(jobs):
+        where = job["where"]
+        if where not in checked:
+            checked[where] = ("'%s' is not a directory in the call's view" % where if not os.path.isdir(where)
+                              else precheck(spec, where))
+        problem = checked[where]
+        if problem:
+            answers[i] = {"code": None, "out": b"", "err": "", "problem": problem}
         else:
-            refused[where] = precheck(spec, where)
-
-    def ask(i):
-        job = jobs[i]
-        if refused[job["where"]]:
-            answers[i] = {"code": None, "out": b"", "err": "", "problem": refused[job["where"]]}
-            return
-        code, out, err, problem = run_git(spec, job["args"], job["where"])
+            runs.append(i)
+    for i, (code, out, err, problem) in zip(runs, spawn_all(spec, [(jobs[i]["args"], jobs[i]["where"]) for i in runs])):
         answers[i] = {"code": code, "out": out, "err": err, "problem": problem}
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
     common = {}
     for job, answer in zip(jobs, answers):
         if job["kind"] == "dirs" and answer["code"] == 0 and not answer["problem"]:
@@ -323,9 +380,12 @@ def main():
     for job, answer in zip(jobs, answers):
         if job["kind"] == "list" and answer["code"] == 0 and not answer["problem"]:
             answer["origins"], answer["problem"] = check_listing(answer["out"], common.get(job["where"]))
-    for answer in answers:
-        answer["out"] = base64.b64encode(answer["out"]).decode("ascii")
-    sys.stdout.write(json.dumps({"answers": answers}))
+    out = []
+    for a in answers:
+        out += [field(b"" if a["code"] is None else b"%d" % a["code"]), field(a["out"]), field(text(a["err"])),
+                field(text(a["problem"])), field(text(a.get("holder"))),
+                field(b"\0".join(text(o) for o in a.get("origins", ())))]
+    sys.stdout.buffer.write(b"".join(out))
 
 
 main()

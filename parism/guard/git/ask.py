@@ -16,9 +16,6 @@ caller decides, and any failure refuses (``repo.read_repo``).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import os
 import shutil
 import sys
@@ -85,11 +82,12 @@ class ScriptAsker:
         git = shutil.which("git", path=self.env.get("PATH"))
         if git is None:
             return "git is not installed on the command's PATH"
-        spec = {"git": git, "flags": self.flags, "timeout": QUESTION_TIMEOUT_S, "cap": ANSWER_CAP,
-                "jobs": [{"kind": j.kind, "args": list(j.args), "where": j.where} for j in jobs]}
-        run = ExecSpec(argv=[self.python, "-I", "-S", "-c", script_source(), json.dumps(spec)], cwd=self.cwd,
+        args = [git, str(QUESTION_TIMEOUT_S), str(ANSWER_CAP), str(len(self.flags)), *self.flags, str(len(jobs))]
+        for job in jobs:
+            args += [job.kind, job.where, str(len(job.args)), *job.args]
+        run = ExecSpec(argv=[self.python, "-I", "-S", "-c", script_source(), *args], cwd=self.cwd,
                        env=self.env, timeout_s=SCRIPT_TIMEOUT_S,
-                       max_stdout=len(jobs) * (ANSWER_CAP * 4 // 3 + 64 * 1024) + 64 * 1024, max_stderr=64 * 1024)
+                       max_stdout=len(jobs) * (ANSWER_CAP + 64 * 1024) + 64 * 1024, max_stderr=64 * 1024)
         launcher = self.launch(run) if self.launch is not None else None
         if isinstance(launcher, str):
             return launcher
@@ -105,27 +103,36 @@ class ScriptAsker:
         return parse_answers(cap.stdout, len(jobs))
 
 
+FIELDS = 6  # code, stdout, stderr, problem, holder, origins (guard/git/_ask.py)
+
+
 def parse_answers(raw: bytes, count: int) -> list[Answer] | str:
-    """The script's JSON, checked field by field (anything else is a refusal)."""
+    """The script's length-prefixed fields, checked (anything else is a refusal)."""
+    fields: list[bytes] = []
+    pos = 0
     try:
-        doc = json.loads(raw)
-        answers = doc["answers"]
-        if not isinstance(answers, list) or len(answers) != count:
-            raise ValueError("wrong number of answers")
+        while pos < len(raw):
+            colon = raw.index(b":", pos, pos + 21)
+            size = int(raw[pos:colon])
+            end = colon + 1 + size
+            if size < 0 or end > len(raw):
+                raise ValueError("a field runs past the end")
+            fields.append(raw[colon + 1:end])
+            pos = end
+        if len(fields) != count * FIELDS:
+            raise ValueError(f"{len(fields)} fields for {count} questions")
         out = []
-        for item in answers:
-            code, problem, holder = item["code"], item.get("problem"), item.get("holder")
-            origins = item.get("origins", [])
-            if not (code is None or type(code) is int) or not isinstance(item["err"], str) \
-                    or not (problem is None or isinstance(problem, str)) \
-                    or not (holder is None or isinstance(holder, str)) \
-                    or not (isinstance(origins, list) and all(isinstance(o, str) for o in origins)):
-                raise ValueError("a field of the wrong type")
-            out.append(Answer(code, base64.b64decode(item["out"], validate=True), item["err"], problem,
-                              holder, tuple(origins)))
+        for i in range(count):
+            code, stdout, err, problem, holder, origins = fields[i * FIELDS:(i + 1) * FIELDS]
+            out.append(Answer(int(code) if code else None, stdout, _text(err), _text(problem) or None,
+                              _text(holder) or None, tuple(_text(o) for o in origins.split(b"\0")) if origins else ()))
         return out
-    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+    except ValueError as exc:
         return f"git's questions gave an unreadable answer ({exc})"
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
 
 
 def direct_asker(env: Mapping[str, str], flags: list[str]) -> ScriptAsker:
