@@ -111,8 +111,11 @@ def main() -> None:
             times["host git (baseline)"].append(_ms(lambda: host_questions(top)))
             for name, asker in askers.items():
                 times[name].append(_ms(lambda: read_repo(str(top), asker, enter_submodules=True)))  # type: ignore[arg-type]
-                time.sleep(0.05)  # the pool's refill (25 ms after the reading) is not measured
+                time.sleep(0.3)  # the pool's refill (25 ms after the reading, then a start) is not measured
         print(window.summary())
+        pool = pooled._pool
+        if pool is not None:
+            print(f"pool of the pooled asker: {pool.hits} hits, {pool.misses} misses (a miss starts cold)")
         floor = statistics.median(times["host git (baseline)"])
         print(f"{'reading (top + embedded repository, include)':<46} {'median ms':>10} {'ratio':>6}")
         for name, values in times.items():

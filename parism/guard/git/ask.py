@@ -16,8 +16,11 @@ caller decides, and any failure refuses (``repo.read_repo``).
 
 from __future__ import annotations
 
+import base64
+import marshal
 import os
 import shutil
+from importlib.util import MAGIC_NUMBER
 import sys
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +30,7 @@ from typing import Any, Protocol
 
 from parism.run.executor import ExecSpec, execute
 
+IN_PROCESS = "parism:python"  # run/sandbox/_helper.py: the helper runs the source in a fork
 QUESTION_TIMEOUT_S = 5.0  # each git question
 SCRIPT_TIMEOUT_S = 20.0  # the whole batch (pre-check included)
 ANSWER_CAP = 4 * 1024 * 1024  # bytes of one git answer (config listing, index listing)
@@ -62,6 +66,15 @@ def script_source() -> str:
     return Path(__file__).with_name("_ask.py").read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=1)
+def script_code() -> str:
+    """The script compiled once per process, for the sandbox's helper (``<magic>:<marshal>``,
+    base64): it runs it when its interpreter has the same bytecode magic, else compiles the
+    source itself."""
+    compiled = compile(script_source(), "<parism:python>", "exec")
+    return f"{MAGIC_NUMBER.hex()}:{base64.b64encode(marshal.dumps(compiled)).decode('ascii')}"
+
+
 LauncherFor = Callable[[ExecSpec], Any]  # the executor's launcher for one run (None: direct)
 
 
@@ -85,7 +98,11 @@ class ScriptAsker:
         args = [git, str(QUESTION_TIMEOUT_S), str(ANSWER_CAP), str(len(self.flags)), *self.flags, str(len(jobs))]
         for job in jobs:
             args += [job.kind, job.where, str(len(job.args)), *job.args]
-        run = ExecSpec(argv=[self.python, "-I", "-S", "-c", script_source(), *args], cwd=self.cwd,
+        # in a sandbox, a fork of its waiting helper runs the script (no interpreter start: the
+        # helper's IN_PROCESS); directly, python3 -I -S -c
+        head = [IN_PROCESS, script_source(), script_code()] if self.launch is not None else \
+            [self.python, "-I", "-S", "-c", script_source()]
+        run = ExecSpec(argv=[*head, *args], cwd=self.cwd,
                        env=self.env, timeout_s=SCRIPT_TIMEOUT_S,
                        max_stdout=len(jobs) * (ANSWER_CAP + 64 * 1024) + 64 * 1024, max_stderr=64 * 1024)
         launcher = self.launch(run) if self.launch is not None else None
