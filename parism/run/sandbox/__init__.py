@@ -250,10 +250,7 @@ class Sandbox:
         if res.level == "none":
             return None
         run_as = self.identity_for(cwd, st=st)
-        allowed = tuple(identity.resolved(p) for p in self.allowed_paths or () if isinstance(p, str) and p)
-        why = identity.root_masked_problem(
-            run_as, cwd, allowed, unprivileged_uid=self.unprivileged_uid,
-            writable=bool(planning.setting(self.settings, "writable_project", False)))
+        why = self.root_problem(cwd, run_as)
         if why is not None:
             return f"the working directory would run git as the host's uid 0: {why}"
         return self._plan(res.level, res.features, cwd, cwd_stat=st, network=False, namespace="isolated",
@@ -282,15 +279,20 @@ class Sandbox:
                        hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
                             "where the sandbox is off (sandbox.mode = \"off\")")
 
+    def root_problem(self, cwd: str, run_as: identity.RunAs) -> str | None:
+        """identity.root_masked_problem for a call in ``cwd`` run as ``run_as`` (the command's
+        and the guard's git questions alike)."""
+        # only a root that was root's private tree when the configuration loaded, and still is the same
+        allowed = tuple(p.real for p in self.live_roots() if p.root_private)
+        return identity.root_masked_problem(
+            run_as, cwd, allowed, unprivileged_uid=self.unprivileged_uid,
+            writable=bool(planning.setting(self.settings, "writable_project", False)))
+
     def root_refused(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
         control, or writing its project, is refused (identity.root_masked_problem)."""
         cwd, st = checked_dir(decision, spec)
-        # only a root that was root's private tree when the configuration loaded, and still is the same
-        allowed = tuple(p.real for p in self.live_roots() if p.root_private)
-        why = identity.root_masked_problem(
-            run_as or self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
-            writable=bool(planning.setting(self.settings, "writable_project", False)))
+        why = self.root_problem(cwd, run_as or self.identity_for(cwd, st=st))
         if why is None:
             return None
         return Failure(kind="exec", reason="sandbox_unsupported",
