@@ -76,7 +76,8 @@ from parism.parsers.osinfo import host_os
 from parism.pipeline import HARD_CAP, Finisher, Ran
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
-from parism.run.sandbox import Sandbox
+from parism.run.sandbox import BwrapLauncher, Sandbox
+from parism.run.sandbox.identity import lister, readable_by_calls
 from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
@@ -136,7 +137,7 @@ class Engine:
         self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
         self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)
-        self._guard_setup = guard_mod.Setup(cfg, roots=self.roots)
+        self._guard_setup = guard_mod.Setup(cfg, self.sandbox, roots=self.roots)  # git's questions: in the call's sandbox
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
         from parism.jobs import JobTable
 
@@ -372,7 +373,9 @@ class Engine:
 
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
-        before = snapshot(spec.cwd) if prep.req.include_diff else None
+        # includeDiff walks as the server: only what the call's own uid may list (fsdiff.py)
+        may_list = lister(prep.launcher.plan.run_as) if isinstance(prep.launcher, BwrapLauncher) else None
+        before = snapshot(spec.cwd, may_list=may_list) if prep.req.include_diff else None
         slots = self.job_slots if prep.req.tool == "job_start" else self.slots
         with slots.hold(cancel) as held:
             if not held:
@@ -381,7 +384,7 @@ class Engine:
             cap = execute(spec, prep.launcher, cancel)
         if cap.spawn_error is not None:
             return self._no_process(prep.req, spec.cwd, self._spawn_failure(prep.req.cmd, cap.spawn_error, spec.cwd))
-        fs = diff(before, snapshot(spec.cwd)) if before is not None else None
+        fs = diff(before, snapshot(spec.cwd, may_list=may_list)) if before is not None else None
         return self.finisher.redact(prep.req, prep.decision, prep.launcher, cap, fs, prep.guard_ms, stdout_cap)
 
     # -- helpers --------------------------------------------------------------------------
@@ -536,4 +539,4 @@ async def _in_thread(fn: Callable[[CancelToken], T]) -> T:
 def create_engine(config_path: str | None = None) -> Engine:
     """Load the configuration layers (or only ``config_path``) and build an engine. Never raises
     for a bad configuration: the engine then answers ``config/invalid_config``."""
-    return Engine(load_config(config_path))
+    return Engine(load_config(config_path, project_access=readable_by_calls))

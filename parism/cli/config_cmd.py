@@ -22,8 +22,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def main(ns: argparse.Namespace) -> int:
     from parism.config import load_config
+    from parism.run.sandbox.identity import readable_by_calls
 
-    loaded = load_config(ns.config)
+    loaded = load_config(ns.config, project_access=readable_by_calls)
     if loaded.errors:
         for problem in loaded.errors:
             print(f"parism: invalid configuration: {problem}", file=sys.stderr)

@@ -44,9 +44,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def _limits(ns: argparse.Namespace) -> Any:
     from parism.config import load_config
+    from parism.run.sandbox.identity import readable_by_calls
     from parism.packs.worker import Limits
 
-    cfg = load_config(ns.config)
+    cfg = load_config(ns.config, project_access=readable_by_calls)
     s = cfg.settings.parsers
     caps = s.external_capabilities
     return Limits(time_ms=max(s.external_time_limit_ms, 2000), memory_mb=s.external_memory_limit_mb,

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from parism.config.workspace import AccessCheck, read_project_file
 from parism.config.layers import (
     error_location,
     ConfigProblem,
@@ -35,6 +36,7 @@ from parism.config.layers import (
     flatten,
     leaf_keys,
     migrate_legacy,
+    parse_document,
     read_document,
     resolve_paths,
 )
@@ -149,8 +151,16 @@ class _Stack:
         return tree
 
 
-def _file_layer(path: str, origin_kind: str, warnings: list[str]) -> tuple[str, Leaves, list[ConfigProblem]] | None:
-    doc, problems = read_document(path)
+def _file_layer(path: str, origin_kind: str, warnings: list[str], cwd: str | None = None,
+                access: AccessCheck | None = None) -> tuple[str, Leaves, list[ConfigProblem]] | None:
+    """One file's layer; ``cwd``: a project file, read only as that directory's calls could
+    (``config/workspace.py``)."""
+    if cwd is None:
+        doc, problems = read_document(path)
+    else:
+        data, why = read_project_file(path, cwd, access)
+        doc, problems = (None, [ConfigProblem(path, "", why)]) if why else \
+            parse_document(path, data) if data is not None else (None, [])
     if doc is None and not problems:
         return None
     origin = f"{origin_kind}:{path}"
@@ -197,8 +207,12 @@ def _choose_profile(file_layers: list[FileLayer],
 
 
 def load_config(config_path: str | None = None, *, cwd: str | None = None,
-                environ: Mapping[str, str] | None = None) -> LoadedConfig:
-    """Load and validate every layer; never raises (problems are in ``.errors``)."""
+                environ: Mapping[str, str] | None = None, project_access: AccessCheck | None = None) -> LoadedConfig:
+    """Load and validate every layer; never raises (problems are in ``.errors``).
+
+    ``project_access``: whether the calls in the start directory could read a project file
+    (``run/sandbox/identity.readable_by_calls``; the project file is read only then). Without
+    it a project file is still read only if it is a regular file outside ``/proc``."""
     env = os.environ if environ is None else environ
     home = env.get("HOME") or os.path.expanduser("~")
     warnings: list[str] = []
@@ -224,7 +238,7 @@ def load_config(config_path: str | None = None, *, cwd: str | None = None,
                 file_layers.append((*layer, True))
         trusted = any(leaves.get("trust_project_config") for _, leaves, _, _ in file_layers)
         for name in ("prism.config.json", "parism.toml"):
-            layer = _file_layer(os.path.join(server_cwd, name), "project", warnings)
+            layer = _file_layer(os.path.join(server_cwd, name), "project", warnings, server_cwd, project_access)
             if layer:
                 file_layers.append((*layer, trusted))
     envs = env_layers(env, server_cwd)

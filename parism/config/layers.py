@@ -46,6 +46,11 @@ def read_document(path: str) -> tuple[dict[str, Any] | None, list[ConfigProblem]
         return None, []
     except OSError as exc:
         return None, [ConfigProblem(path, "", f"cannot read: {exc.strerror or exc}")]
+    return parse_document(path, data)
+
+
+def parse_document(path: str, data: bytes) -> tuple[dict[str, Any] | None, list[ConfigProblem]]:
+    """The table of a ``.toml`` or ``.json`` file's content ``data``."""
     try:
         if path.endswith(".json"):
             doc = json.loads(data.decode("utf-8"))

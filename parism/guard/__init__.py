@@ -17,6 +17,7 @@ Seed order, first failing step wins (the step is observable in ``reason``):
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,9 @@ from parism.guard.paths import Roots, is_system_ancestor, looks_like_path, open_
 from parism.run.childenv import build_child_env
 from parism.guard.git.configcopy import ConfigCopy, CopyProblem, copies
 from parism.guard.git.dirs import MAX_DIRS, git_dirs_below
+from parism.guard.git.ask import Asker, ScriptAsker, direct_asker
 from parism.guard.git.cache import RepoCache
-from parism.guard.git.repo import Repo, RepoProblem, Runner, direct_runner
+from parism.guard.git.repo import FORCED_FLAGS, Repo, RepoProblem
 from parism.net.urls import host_problem, url_problem
 from parism.guard.rewrite import exec_args
 from parism.guard.rules import Classified, Value, classify
@@ -255,14 +257,19 @@ def _network_problem(value: Value, cfg: LoadedConfig) -> str | None:
 ENTERS_SUBMODULES = frozenset({"status", "diff"})
 
 
-def _git_repo(cwd: str, classified: Classified, setup: Setup) -> Repo | RepoProblem | None:
+def _git_repo(decision: Decision, classified: Classified, setup: Setup) -> Repo | RepoProblem | None:
     """The repository git will use — the cwd (already a realpath) moved by each ``-C`` — in
-    git's own reading (``guard/git/repo.py``), kept while its files are unchanged
-    (``guard/git/cache.py``)."""
-    where = cwd
+    git's own reading (``guard/git/repo.py``), asked with the call's identity in the call's
+    view (``guard/git/ask.py``), kept while its files are unchanged (``guard/git/cache.py``)."""
+    where = decision.cwd
     for moved in classified.tokens.values("-C"):
         where = os.path.join(where, os.path.expanduser(moved))
-    return setup.git_repos.read(os.path.realpath(where), setup.git_runner,
+    policy = decision.policy
+    binds = [os.path.expanduser(b) for b in policy.sandbox.binds] if policy is not None else []
+    asker = setup.git_asker(decision.cwd, decision.opened.get(decision.cwd), binds)
+    if isinstance(asker, str):
+        return RepoProblem(f"git's questions cannot be asked as the call would run: {asker}")
+    return setup.git_repos.read(os.path.realpath(where), asker,
                                 enter_submodules=classified.subcommand in ENTERS_SUBMODULES)
 
 
@@ -277,19 +284,42 @@ class Setup:
     while the files it depends on are unchanged (``guard/git/cache.py``): other paths are resolved
     on every call."""
 
-    def __init__(self, cfg: LoadedConfig, git_runner: Runner | None = None,
+    def __init__(self, cfg: LoadedConfig, sandbox: Any = None,
                  roots: tuple[PinnedRoot, ...] | None = None) -> None:
         self.cfg = cfg
         # the allowed roots as pinned when the engine loaded its configuration (run/sandbox/roots.py),
         # shared with the sandbox; pinned here for a Setup built without them
         self.roots = roots if roots is not None else pin_roots(cfg.settings.guard.allowed_paths)
-        child_env = build_child_env(cfg, os.environ).env
-        self.arg_budget = ArgBudget.from_config(cfg, child_env)
-        # how the guard asks git about a repository (the sandbox may supply its own runner)
-        self.git_runner = git_runner or direct_runner(child_env)
-        self.git_repos = RepoCache()  # answers of this runner only
+        self.child_env = build_child_env(cfg, os.environ).env
+        self.arg_budget = ArgBudget.from_config(cfg, self.child_env)
+        # where the guard asks git about a repository: the sandbox stage that will run the
+        # call (the engine's own; one of this configuration's when checked alone)
+        self._sandbox = sandbox
+        self._sandbox_lock = threading.Lock()
+        self.git_repos = RepoCache()  # keyed by each asker's identity and view too
         self._base = {**cfg.profile.sandbox, **cfg.settings.sandbox.model_dump()}
         self._limits: dict[str, dict[str, Any]] = {}
+
+    def sandbox(self) -> Any:
+        with self._sandbox_lock:
+            if self._sandbox is None:
+                from parism.run.sandbox import Sandbox  # the guard alone (dry runs, tests): its own,
+                self._sandbox = Sandbox.from_config(self.cfg, roots=self.roots)
+                self._sandbox.pool_size = 0  # unpooled: nothing pre-started outlives the check
+            return self._sandbox
+
+    def git_asker(self, cwd: str, st: os.stat_result | None, binds: list[str]) -> Asker | str:
+        """Who asks git about a repository for a call in ``cwd`` (as the guard opened it):
+        a sandbox of the call's own mounts and identity (``Sandbox.question_plan``), directly
+        when the call's command runs unsandboxed, or a string saying why nobody may."""
+        sandbox = self.sandbox()
+        plan = sandbox.question_plan(cwd, st, binds, dict(self.child_env))
+        if isinstance(plan, str):
+            return plan
+        if plan is None:
+            return direct_asker(self.child_env, FORCED_FLAGS)
+        return ScriptAsker(key=("sandbox", plan), env=self.child_env, python=plan.python, cwd=plan.cwd,
+                           launch=lambda _spec: sandbox.question_launcher(plan, st), flags=FORCED_FLAGS)
 
     def sandbox_table(self, cmd: str, policy: CommandPolicy, network: bool, binds: list[str]) -> dict[str, Any]:
         """The decision's ``sandbox``: a fresh dict (and ``limits`` dict) for each decision."""
@@ -348,7 +378,7 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     if (_check_paths(decision, classified, cfg, setup.roots) or _check_injection(decision, classified, args, cfg)
             or _check_policy(decision, cmd, classified, cfg)):
         return decision
-    repo = _git_repo(decision.cwd, classified, setup) if cmd == "git" else None
+    repo = _git_repo(decision, classified, setup) if cmd == "git" else None
     if _check_repo(decision, repo, cfg, setup.roots):
         return decision
     assert not isinstance(repo, RepoProblem)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parism.config.workspace import read_regular
+
 REQUIRED = ("manifest_version", "id", "tool", "stdout")
 
 
@@ -86,9 +88,17 @@ class Result:
     lines: list[str] = field(default_factory=list)
 
 
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+
 def load(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A manifest file: a regular file (a FIFO, a device or a /proc file is refused before it is
+    opened: config/workspace.read_regular), read as whoever runs ``parism test``."""
+    raw, why = read_regular(str(path), MAX_MANIFEST_BYTES)
+    if raw is None:
+        return None, f"cannot read: {why or 'no such file'}"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
         return None, f"cannot read: {exc}"
     return data, check_manifest(data)

@@ -4,11 +4,16 @@ v1 walked with ``stat`` (following symlinks) and without any bound. Here the wal
 ``lstat`` semantics (``os.scandir`` with ``follow_symlinks=False``), stops at depth 2 and at
 ``MAX_ENTRIES`` entries, and reports ``truncated`` when it stopped early, so a huge tree costs
 bounded time and a symlink can never lead the walk outside the tree.
+
+The walk runs as the server (often root) but reports to the call: it descends only into the
+directories the call's own uid/gid may list (``may_list``, the engine's from the sandbox's
+identity), so a root-only directory in the workspace never shows the names that change in it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from parism.wire.envelope import FsDiff
@@ -23,12 +28,19 @@ class Snapshot:
     truncated: bool
 
 
-def snapshot(root: str, max_entries: int = MAX_ENTRIES) -> Snapshot:
-    """path → mtime (ms) for ``root`` and two levels below it."""
+def snapshot(root: str, max_entries: int = MAX_ENTRIES,
+             may_list: Callable[[os.stat_result], bool] | None = None) -> Snapshot:
+    """path → mtime (ms) for ``root`` and two levels below it; ``may_list(stat)``: whether the
+    call's identity may list a directory (None: this process's identity is the call's)."""
     mtimes: dict[str, int] = {}
     stack: list[tuple[str, int]] = [(root, 0)]
     while stack:
         path, depth = stack.pop()
+        try:
+            if may_list is not None and not may_list(os.stat(path, follow_symlinks=False)):
+                continue
+        except OSError:
+            continue
         try:
             entries = list(os.scandir(path))
         except OSError:

@@ -265,9 +265,10 @@ def serve(config_path: str | None = None) -> int:
     # Argument errors reach the model as text: the pydantic docs URL in each one is token noise.
     os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
     from parism.config import load_config
+    from parism.run.sandbox.identity import readable_by_calls
 
     host.bound_heap()  # before anyio starts its worker threads
-    cfg = load_config(config_path)
+    cfg = load_config(config_path, project_access=readable_by_calls)
     if cfg.settings.sandbox.mode != "off":
         # orphans of our sandboxes come back to us and are waited for (parism/run/sandbox/reap.py);
         # unconfined commands are not ours to adopt: what they leave goes where it always went

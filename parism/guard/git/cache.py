@@ -36,10 +36,11 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 
-from parism.guard.git.repo import Repo, RepoProblem, Runner, read_repo
+from parism.guard.git.ask import Asker
+from parism.guard.git.repo import Repo, RepoProblem, read_repo
 
 #: How long before a reading every witness must have last changed (covers 2 s timestamps).
 SETTLE_NS = 2_100_000_000
@@ -100,12 +101,14 @@ def _paths(start: str, repo: Repo, enter_submodules: bool) -> list[tuple[str, bo
 
 
 class RepoCache:
-    """``read_repo`` answers per (start, enter_submodules), checked against their witnesses on
-    every use (thread-safe; the engine's calls run in worker threads)."""
+    """``read_repo`` answers per (start, enter_submodules, the asker's identity and view),
+    checked against their witnesses on every use (thread-safe; the engine's calls run in worker
+    threads).  The asker's ``key`` is in the key: an answer git gave one uid in one view (what
+    that uid could read there) is never served to a call with another."""
 
     def __init__(self, *, max_entries: int = MAX_ENTRIES, settle_ns: int = SETTLE_NS,
                  clock: Callable[[], int] = time.time_ns) -> None:
-        self._entries: OrderedDict[tuple[str, bool], tuple[Repo, tuple[Witness, ...]]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, bool, Hashable], tuple[Repo, tuple[Witness, ...]]] = OrderedDict()
         self._lock = threading.Lock()
         self._max = max_entries
         self._settle = settle_ns
@@ -113,8 +116,8 @@ class RepoCache:
         self.hits = 0
         self.misses = 0
 
-    def read(self, start: str, run: Runner, *, enter_submodules: bool) -> Repo | RepoProblem | None:
-        key = (start, enter_submodules)
+    def read(self, start: str, asker: Asker, *, enter_submodules: bool) -> Repo | RepoProblem | None:
+        key = (start, enter_submodules, asker.key)
         with self._lock:
             entry = self._entries.get(key)
         if entry is not None and all(signature(w.path, w.follow) == w.sig for w in entry[1]):
@@ -123,7 +126,7 @@ class RepoCache:
                 self.hits += 1
             return _copy(entry[0])
         began = self._clock()
-        repo = read_repo(start, run, enter_submodules=enter_submodules)
+        repo = read_repo(start, asker, enter_submodules=enter_submodules)
         self.misses += 1
         witnesses = self._witnesses(start, repo, enter_submodules, began)
         with self._lock:

@@ -13,8 +13,12 @@ the command line reach those children (``GIT_CONFIG_PARAMETERS`` survives git's 
 environment), so the union of what every repository declares is neutralised once.
 
 Reading runs ``git config``, ``git rev-parse`` and ``git ls-files --stage``: none of them runs a
-filter, hook, pager or fsmonitor (the forced ``-c`` settings are given to them too), and each
-runs bounded in time and output through the executor.
+filter, hook, pager or fsmonitor (the forced ``-c`` settings are given to them too).  They are
+asked with the call's own identity inside the call's own view (``guard/git/ask.py``: the sandbox
+the command gets, read-only), bounded in time and output, together with checks of every
+configuration file and include git reads (a FIFO, a directory, a ``/proc`` file, a file the
+identity cannot read, one missing or vanished: refused, naming it).  Any failure refuses the
+call (``RepoProblem``, ``arg_not_allowed``): "not a repository" is only git saying so.
 
 What git reported is kept per repository (``RepoConfig``): the sandbox binds a sanitised copy of
 it over the repository's own files (``guard/git/configcopy.py``), so the git that runs reads what was
@@ -24,13 +28,9 @@ checked here, not what the files hold by then.
 from __future__ import annotations
 
 import os
-import shutil
-from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from parism.run.executor import ExecSpec, execute
-from parism.guard.git.dirs import gitdir_target
+from parism.guard.git.ask import Answer, Asker, Job
 
 # What git is always told (the reading runs under them too; rewrite.py puts them on every call).
 GIT_FORCED_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -88,8 +88,6 @@ PROGRAM_KEYS: dict[str, str] = {
 }
 MAX_REPOS = 32  # repositories read per call (top + submodules, nested included)
 MAX_OVERRIDES = 512  # -c settings one call may need
-_READ_TIMEOUT_S = 5.0
-_READ_CAP = 4 * 1024 * 1024  # bytes of config listing / index listing read per repository
 GITLINK = "160000"
 
 
@@ -131,42 +129,22 @@ class RepoProblem:
     message: str
 
 
-Runner = Callable[[list[str], str], bytes | None]  # (git args, cwd) → stdout, None on failure
-
-
 def config_flags(settings: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
     """``-c key=value`` for each setting (git splits at the first ``=``: keys never hold one)."""
     return [f for key, value in settings for f in ("-c", f"{key}={value}")]
 
 
-def direct_runner(env: Mapping[str, str]) -> Runner:
-    """Run ``git`` with the child environment, bounded (executor: own session, caps, timeout)."""
-    git = shutil.which("git", path=env.get("PATH"))
-
-    def run(args: list[str], cwd: str) -> bytes | None:
-        if git is None:
-            return None
-        argv = [git, "--no-pager", *config_flags(GIT_FORCED_SETTINGS), *args]
-        cap = execute(ExecSpec(argv=argv, cwd=cwd, env=dict(env), timeout_s=_READ_TIMEOUT_S,
-                               max_stdout=_READ_CAP, max_stderr=64 * 1024))
-        if cap.spawn_error or cap.timed_out or cap.output_limit or cap.exit_code != 0:
-            return None
-        return cap.stdout
-
-    return run
+FORCED_FLAGS = config_flags(GIT_FORCED_SETTINGS)
+LIST_ARGS = ("config", "--list", "--show-origin", "--show-scope", "-z")
+DIRS_ARGS = ("rev-parse", "--absolute-git-dir", "--git-common-dir")
+INDEX_ARGS = ("ls-files", "--stage", "-z", "--full-name", "--", ":/")  # the whole index, from any subdirectory
+NOT_A_REPOSITORY = "fatal: not a git repository"
 
 
-LIST_ARGS = ["config", "--list", "--show-origin", "--show-scope", "-z"]
-DIRS_ARGS = ["rev-parse", "--absolute-git-dir", "--git-common-dir"]
-INDEX_ARGS = ["ls-files", "--stage", "-z", "--full-name", "--", ":/"]  # the whole index, from any subdirectory
-_POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="parism-gitread")
-
-
-def _parallel(run: Runner, jobs: list[tuple[list[str], str]]) -> list[bytes | None]:
-    """Each (args, cwd) run at once; answers in order."""
-    if len(jobs) == 1:
-        return [run(*jobs[0])]
-    return list(_POOL.map(lambda job: run(*job), jobs))
+def questions(where: str, enter: bool) -> list[Job]:
+    """What is asked about the repository of ``where`` (its index too with ``enter``)."""
+    return [Job("dirs", DIRS_ARGS, where), Job("list", LIST_ARGS, where),
+            *([Job("index", INDEX_ARGS, where)] if enter else [])]
 
 
 def _entries(listing: bytes) -> list[Entry]:
@@ -179,6 +157,25 @@ def _entries(listing: bytes) -> list[Entry]:
         key, nl, value = kv.partition("\n")
         out.append((scope, origin, key, value if nl else None))
     return out
+
+
+def _said(answer: Answer) -> str:
+    """git's own last words (or the check's), for a refusal."""
+    if answer.problem:
+        return answer.problem
+    said = " ".join(line.strip() for line in answer.err.splitlines() if line.strip())
+    return (said or f"exit status {answer.code}")[:500]
+
+
+def not_a_repository(answers: list[Answer]) -> bool:
+    """Only git succeeding in saying so: rev-parse (and ls-files) fail with git's own "not a
+    git repository", and the configuration listing succeeds with nothing of a repository."""
+    dirs, listing, *index = answers
+    if any(a.problem for a in answers) or listing.code != 0:
+        return False
+    if any(scope in ("local", "worktree") for scope, *_ in _entries(listing.out)):
+        return False
+    return all(a.code == 128 and a.err.startswith(NOT_A_REPOSITORY) for a in (dirs, *index))
 
 
 def _split_key(key: str) -> tuple[str, str | None, str]:
@@ -204,15 +201,15 @@ def disarming(key: str) -> list[tuple[str, str]]:
 
 def git_dirs(answer: bytes, where: str) -> tuple[str, str] | None:
     """(git dir, common dir), absolute, from ``DIRS_ARGS``' answer in ``where``."""
-    lines = answer.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) != 2:
+    lines = answer.decode("utf-8", "surrogateescape").split("\n")
+    if len(lines) != 3 or lines[-1] != "" or not os.path.isabs(lines[0]):
         return None
     return lines[0], os.path.normpath(os.path.join(where, lines[1]))
 
 
 class _Reader:
-    def __init__(self, run: Runner) -> None:
-        self.run = run
+    def __init__(self, asker: Asker) -> None:
+        self.asker = asker
         self.overrides: dict[str, str] = {}
         self.problem: str | None = None
         self.repos: list[str] = []
@@ -231,16 +228,23 @@ class _Reader:
             return
         self.overrides[key] = value
 
-    def config(self, dirs: bytes | None, listing: bytes | None, where: str, top: bool) -> bool:
-        found = git_dirs(dirs, where) if dirs is not None else None
-        if listing is None or found is None:
-            self.problem = f"git could not read the configuration of '{where}'"
+    def failed(self, answers: list[Answer], where: str) -> bool:
+        """Any answer that is not a plain success refuses, naming what git (or the check) said."""
+        for answer in answers:
+            if answer.problem or answer.code != 0:
+                self.problem = f"git could not read the repository of '{where}': {_said(answer)}"
+                return True
+        return False
+
+    def config(self, dirs: Answer, listing: Answer, where: str, top: bool) -> bool:
+        found = git_dirs(dirs.out, where)
+        if found is None:
+            self.problem = f"git's answer about the repository of '{where}' is not two directories"
             return False
-        entries = tuple(e for e in _entries(listing) if e[0] != "command")
+        entries = tuple(e for e in _entries(listing.out) if e[0] != "command")
         self.configs.append(RepoConfig(*found, entries))
-        for _scope, origin, key, _value in entries:
-            if origin.startswith("file:"):  # relative to where git ran; a symlink is followed
-                self.origins.add(os.path.realpath(os.path.join(where, origin[5:])))
+        self.origins.update(listing.origins)  # real paths, as the call's identity found them
+        for _scope, _origin, key, _value in entries:
             self.includes = self.includes or key.lower().startswith(("include.", "includeif."))
             if key.lower() == "core.worktree":
                 if top:
@@ -264,14 +268,16 @@ class _Reader:
             self.sealed.append(sub)
 
     def repository(self, where: str, work_dir: str, *, top: bool, enter: bool,
-                   first: list[bytes | None] | None = None) -> None:
+                   first: list[Answer] | None = None) -> None:
         """Read one repository (config and, with ``enter``, its index at once) and then every
         populated gitlink of it, nested ones too.  ``first``: the top's answers, already read."""
-        answers = first if first is not None else _parallel(self.run, [(DIRS_ARGS, where), (LIST_ARGS, where)] + (
-            [(INDEX_ARGS, where)] if enter else []))
-        if not self.config(answers[0], answers[1], where, top) or not enter or answers[2] is None:
-            return  # no index (fresh repository): git enters nothing either
-        for entry in answers[2].split(b"\0"):
+        answers = first if first is not None else self.asker.ask(questions(where, enter))
+        if isinstance(answers, str):
+            self.problem = f"git could not read the repository of '{where}': {answers}"
+            return
+        if self.failed(answers, where) or not self.config(answers[0], answers[1], where, top) or not enter:
+            return
+        for entry in answers[2].out.split(b"\0"):
             if not entry.startswith(GITLINK.encode()):
                 continue
             self.gitlinks += 1
@@ -292,39 +298,23 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _leads_to(dot_git: str, git_dir: str) -> bool:
-    """Whether this ``.git`` (a directory, or a ``gitdir:`` file) is the repository git chose."""
-    if os.path.isdir(dot_git):
-        return os.path.realpath(dot_git) == os.path.realpath(git_dir)
-    return gitdir_target(dot_git) == os.path.realpath(git_dir)
-
-
-def _holder(start: str, git_dir: str) -> str:
-    """The directory holding the ``.git`` that leads to ``git_dir`` (git's default work tree;
-    a ``.git`` git skipped — an empty directory, a stale file — is skipped here too).  A bare
-    repository has none: its own directory."""
-    path = os.path.abspath(start)
-    while True:
-        if _leads_to(os.path.join(path, ".git"), git_dir):
-            return path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return git_dir
-        path = parent
-
-
-def read_repo(start: str, run: Runner, *, enter_submodules: bool) -> Repo | RepoProblem | None:
-    """The repository git uses from ``start`` and the ``-c`` settings that disarm it (None: not
-    in a repository — git finds nothing either).  ``enter_submodules``: the subcommand runs git
-    in submodules (status, diff), so theirs are read as well."""
-    # git starts in ~5-20 ms: the three questions about the top repository are asked at once
-    first = _parallel(run, [(DIRS_ARGS, start), (LIST_ARGS, start)]
-                      + ([(INDEX_ARGS, start)] if enter_submodules else []))
-    if first[0] is None:
+def read_repo(start: str, asker: Asker, *, enter_submodules: bool) -> Repo | RepoProblem | None:
+    """The repository git uses from ``start`` and the ``-c`` settings that disarm it, in the
+    answers of ``asker`` (the call's identity and view).  None: not in a repository — only when
+    git said so; every other failure is a ``RepoProblem``.  ``enter_submodules``: the
+    subcommand runs git in submodules (status, diff), so theirs are read as well."""
+    first = asker.ask(questions(start, enter_submodules))
+    if isinstance(first, str):
+        return RepoProblem(f"git could not read the repository of '{start}': {first}")
+    if not_a_repository(first):
         return None
-    git_dir = first[0].decode("utf-8", "surrogateescape").splitlines()[0]
-    reader = _Reader(run)
-    work_dir = _holder(start, git_dir)
+    reader = _Reader(asker)
+    if reader.failed(first, start):
+        return RepoProblem(reader.problem or "")
+    found = git_dirs(first[0].out, start)
+    if found is None or first[0].holder is None:
+        return RepoProblem(f"git's answer about the repository of '{start}' is not two directories")
+    git_dir, work_dir = found[0], first[0].holder
     reader.repos.append(work_dir)
     reader.repository(start, work_dir, top=True, enter=enter_submodules, first=first)
     if reader.problem is not None:

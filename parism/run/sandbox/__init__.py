@@ -151,12 +151,13 @@ class Sandbox:
               namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
               bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
               cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = (),
-              run_as: identity.RunAs | None = None) -> Plan:
+              run_as: identity.RunAs | None = None, writable: bool | None = None) -> Plan:
         run_as = run_as or self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
         bind_paths = planning.expand_binds(binds, env.get("HOME", ""), run_as)
         limits = planning.limit_values(self.settings, overrides)
-        writable = bool(planning.setting(self.settings, "writable_project", False))
+        if writable is None:
+            writable = bool(planning.setting(self.settings, "writable_project", False))
         git = os.path.join(cwd, ".git")
         if git_dirs is None:  # no guard list (probe, direct callers): the cwd's own .git
             git_dirs = (git,) if os.path.lexists(git) else ()
@@ -226,12 +227,40 @@ class Sandbox:
                  or self.root_refused(decision, spec, run_as))
         if unmet is not None:
             return unmet
+        return BwrapLauncher(self.plan(decision, spec, run_as), self._shared_pool(), checked_cwd(decision))
+
+    def _shared_pool(self) -> Pool | None:
         with self._lock:
             if self._pool is None and self.pool_size > 0:
                 self._pool = Pool(per_plan=self.pool_size)
-            pool = self._pool
-        return BwrapLauncher(self.plan(decision, spec, run_as), pool if self.pool_size > 0 else None,
-                             checked_cwd(decision))
+            return self._pool if self.pool_size > 0 else None
+
+    def question_plan(self, cwd: str, st: os.stat_result | None, binds: Any,
+                      env: dict[str, str]) -> Plan | str | None:
+        """The sandbox the guard asks git its questions in (guard/git/ask.py): the call's own
+        mounts and uid/gid — the plan its command gets, minus the network, the file copies and
+        the sealed directories (what the answers decide), read-only.  None: the call's command
+        runs unsandboxed, so the questions are asked directly too; a string: why nothing may be
+        asked (the command would be refused by ``launcher`` for the same reason)."""
+        res = self.probed()
+        if self.mode == "off":
+            return None
+        if self.mode == "required" and res.level != "full":
+            return f"sandbox.mode is required but the sandbox level is {res.level}: {res.reason}"
+        if res.level == "none":
+            return None
+        run_as = self.identity_for(cwd, st=st)
+        why = self.root_problem(cwd, run_as)
+        if why is not None:
+            return f"the working directory would run git as the host's uid 0: {why}"
+        return self._plan(res.level, res.features, cwd, cwd_stat=st, network=False, namespace="isolated",
+                          binds=binds, overrides=None, env=env, timeout_s=30, bwrap=res.bwrap or "",
+                          python=res.python or "", file_copies=(), sealed_dirs=(), run_as=run_as,
+                          writable=False)
+
+    def question_launcher(self, plan: Plan, st: os.stat_result | None) -> BwrapLauncher:
+        """A launcher of ``plan`` (pooled like the commands'), in the directory the guard opened."""
+        return BwrapLauncher(plan, self._shared_pool(), (st.st_dev, st.st_ino) if st is not None else None)
 
     def unmet(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A command whose required binds the sandbox cannot give is refused before it runs:
@@ -250,15 +279,20 @@ class Sandbox:
                        hint=f"make {', '.join(required)} readable by the sandbox user, or run {cmd} "
                             "where the sandbox is off (sandbox.mode = \"off\")")
 
+    def root_problem(self, cwd: str, run_as: identity.RunAs) -> str | None:
+        """identity.root_masked_problem for a call in ``cwd`` run as ``run_as`` (the command's
+        and the guard's git questions alike)."""
+        # only a root that was root's private tree when the configuration loaded, and still is the same
+        allowed = tuple(p.real for p in self.live_roots() if p.root_private)
+        return identity.root_masked_problem(
+            run_as, cwd, allowed, unprivileged_uid=self.unprivileged_uid,
+            writable=bool(planning.setting(self.settings, "writable_project", False)))
+
     def root_refused(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
         """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
         control, or writing its project, is refused (identity.root_masked_problem)."""
         cwd, st = checked_dir(decision, spec)
-        # only a root that was root's private tree when the configuration loaded, and still is the same
-        allowed = tuple(p.real for p in self.live_roots() if p.root_private)
-        why = identity.root_masked_problem(
-            run_as or self.identity_for(cwd, st=st), cwd, allowed, unprivileged_uid=self.unprivileged_uid,
-            writable=bool(planning.setting(self.settings, "writable_project", False)))
+        why = self.root_problem(cwd, run_as or self.identity_for(cwd, st=st))
         if why is None:
             return None
         return Failure(kind="exec", reason="sandbox_unsupported",

@@ -18,7 +18,8 @@ and its children are done, not after the namespaces are torn down.
   command ended, or ``E <errno name> <text>`` when it could not be started. Anything else on
   that pipe is bwrap's own diagnostics.
 - control (read): a 4-byte big-endian length, then NUL-separated fields: the number N of
-  checks, N triples ``base rel dev:ino``, then the argv. Before anything runs, the helper
+  checks, N triples ``base rel dev:ino``, then the argv (``parism:python SOURCE CODE ARGS...``: the
+  source run in a fork of this interpreter, see ``fork_python``). Before anything runs, the helper
   opens each ``rel`` below its ``base`` with ``openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)``
   and checks that it is the inode ``dev:ino``: the first triple is the working directory as
   the guard checked it (the helper ``fchdir``s there), the others are what the sandbox bound
@@ -335,8 +336,11 @@ def run(argv: list[bytes], out_fd: int, err_fd: int, control: int, in_fd: int = 
     if in_fd >= 0:
         actions.append((os.POSIX_SPAWN_DUP2, in_fd, 0))
     try:
-        pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True, file_actions=actions,
-                             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
+        if argv[0] == IN_PROCESS:
+            pid = fork_python(argv[1], argv[2], argv[3:], out_fd, err_fd, control)
+        else:
+            pid = os.posix_spawn(argv[0], argv, os.environ, setsid=True, file_actions=actions,
+                                 setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT))
     except OSError as exc:
         text = "%s: %s" % (os.fsdecode(argv[0]), exc.strerror)
         os.write(2, ("E %s %s\n" % (errno.errorcode.get(exc.errno or 0, "EIO"), text)).encode())
@@ -352,6 +356,49 @@ def run(argv: list[bytes], out_fd: int, err_fd: int, control: int, in_fd: int = 
     if os.WIFSIGNALED(wait_status):
         os._exit(128 + os.WTERMSIG(wait_status))
     os._exit(os.WEXITSTATUS(wait_status))
+
+
+IN_PROCESS = b"parism:python"  # argv[0] naming no program: run argv[1] as Python in a fork
+
+
+def fork_python(source: bytes, code: bytes, args: list[bytes], out_fd: int, err_fd: int, control: int) -> int:
+    """A fork of this (already started, already confined) interpreter running ``source`` with
+    ``sys.argv = ["-c", *args]``, as a session leader with out_fd/err_fd as stdout/stderr: what
+    ``python3 -I -S -c`` would do, without an interpreter's start (the guard's git questions,
+    guard/git/_ask.py, use it). ``code``: ``<magic hex>:<base64 marshal>`` of the compiled
+    source, used when the magic is this interpreter's (compiling costs more than the fork),
+    else empty. Only the server writes the control pipe."""
+    magic, _, data = code.partition(b":")
+    compiled = None
+    if data and bytes.fromhex(magic.decode()) == sys.modules["_frozen_importlib_external"].MAGIC_NUMBER:
+        import binascii
+        import marshal
+        compiled = marshal.loads(binascii.a2b_base64(data))
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        os.setsid()
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        for fd in (out_fd, err_fd, control):
+            os.close(fd)
+        sys.argv = ["-c", *(os.fsdecode(a) for a in args)]
+        exec(compiled or compile(source, "<parism:python>", "exec"), {"__name__": "__main__"})
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException as exc:  # noqa: BLE001 - reported like an uncaught exception
+        os.write(2, ("%s: %s\n" % (type(exc).__name__, exc)).encode("utf-8", "replace"))
+    finally:
+        try:
+            sys.stdout.flush()
+        finally:
+            os._exit(code)
+    return 0  # not reached
 
 
 def supervise(pid: int, control: int) -> int:
@@ -377,11 +424,25 @@ def stop(pid: int, pidfd: int, grace_s: float) -> None:
             return
 
 
+def low_fd(fd: int) -> int:
+    """``fd`` under the lowest free number, if that is lower."""
+    low = os.dup(fd)
+    if low < fd:
+        os.close(fd)
+        return low
+    os.close(low)
+    return fd
+
+
 def main() -> None:
     control, out_fd, err_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     keep = sorted((control, out_fd, err_fd))
     for low, high in zip([2] + keep, keep + [65536]):
         os.closerange(low + 1, high)  # anything else bwrap passed on (its --info-fd) stays outside
+    # the numbers the server's pipes had can lie past the nofile limit set below, where the
+    # spawn's dup2 of out_fd/err_fd fails with EBADF: each moves to the lowest free number
+    # (at most 5: only 0-2 and these three are open)
+    control, out_fd, err_fd = (low_fd(fd) for fd in (control, out_fd, err_fd))
     for fd in (control, out_fd, err_fd):
         os.set_inheritable(fd, False)  # the command gets out_fd and err_fd as 1 and 2 only
     prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of the command come back to us

@@ -43,6 +43,7 @@ import os
 import pwd
 import select
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -217,6 +218,14 @@ def _allows(st: os.stat_result, uid: int, gid: int, want: int) -> bool:
     return bits & want == want
 
 
+def lister(user: RunAs) -> Callable[[os.stat_result], bool] | None:
+    """Whether ``user`` may list a directory, from its status (None: the command runs with the
+    server's own uid, whose access is the kernel's to check)."""
+    if not user.other_uid:
+        return None
+    return lambda st: _allows(st, user.uid, user.gid, 5)
+
+
 def can_list(path: str, uid: int, gid: int, st: os.stat_result | None = None) -> bool:
     """Whether ``uid``/``gid`` can reach ``path`` (x on every ancestor) and list it (r+x)."""
     return can_read(path, uid, gid, directory=True, st=st)
@@ -267,3 +276,16 @@ def root_secrets() -> tuple[tuple[str, ...], tuple[str, ...]]:
                 if stat.S_ISREG(st.st_mode) and not st.st_mode & 0o004:
                     files.append(full)
     return tuple(sorted(files)), tuple(sorted(dirs))
+
+
+def readable_by_calls(path: str, st: os.stat_result, cwd: str) -> str | None:
+    """Why the calls in ``cwd`` could not read ``path`` (``st``: the file as opened), or None —
+    the identity rules above for a root server (``unprivileged_uid``: NOBODY); a server that is
+    not root runs its calls as itself, where the kernel's own check applies when it reads."""
+    if os.geteuid() != 0:
+        return None
+    run_as = choose(resolved(cwd), NOBODY)
+    if run_as.uid != 0 and not can_read(path, run_as.uid, run_as.gid, directory=False, st=st):
+        return (f"is not readable by uid {run_as.uid} (gid {run_as.gid}), which the calls in {cwd} "
+                f"run as (identity rule {run_as.rule})")
+    return None

@@ -21,7 +21,8 @@ import pytest
 from parism.run.childenv import build_child_env
 from parism.config import load_config
 from parism.guard.git.cache import RepoCache
-from parism.guard.git.repo import Repo, Runner, direct_runner, read_repo
+from parism.guard.git.ask import Answer, Asker, Job, direct_asker
+from parism.guard.git.repo import FORCED_FLAGS, Repo, read_repo
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -49,16 +50,17 @@ def repo_at(path: Path) -> Path:
 
 
 class Counting:
-    """The engine's runner (real git), counting the questions asked."""
+    """The engine's asker (real git, asked as this process), counting the questions asked."""
 
     def __init__(self, tmp: Path) -> None:
         cfg = load_config(cwd=str(tmp), environ={"HOME": str(tmp)})
-        self.inner: Runner = direct_runner(build_child_env(cfg, os.environ).env)
+        self.inner: Asker = direct_asker(build_child_env(cfg, os.environ).env, FORCED_FLAGS)
+        self.key = self.inner.key
         self.calls = 0
 
-    def __call__(self, args: list[str], cwd: str) -> bytes | None:
-        self.calls += 1
-        return self.inner(args, cwd)
+    def ask(self, jobs: list[Job]) -> list[Answer] | str:
+        self.calls += len(jobs)
+        return self.inner.ask(jobs)
 
 
 @pytest.fixture

@@ -13,9 +13,14 @@ import pytest
 from parism.run.childenv import build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.guard import check
-from parism.guard.git.repo import GIT_FORCED_SETTINGS, Repo, RepoProblem, config_flags, direct_runner, read_repo
+from parism.guard.git.ask import direct_asker
+from parism.guard.git.repo import FORCED_FLAGS, GIT_FORCED_SETTINGS, Repo, RepoProblem, config_flags, read_repo
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
+# These tests are about the rewrites and git's reading on the host: the configurations run
+# their calls unsandboxed, where the guard asks git as this process (guard/git/ask.py).  The
+# reading in the call's own sandbox (identity and view) is tested in tests/security.
+UNSANDBOXED = {"PARISM_SANDBOX": "off"}
 FORCED = ["--no-pager", *config_flags(GIT_FORCED_SETTINGS)]
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
@@ -26,7 +31,8 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def _read(path: Path, cfg: LoadedConfig, *, enter: bool = False) -> Repo | RepoProblem | None:
-    return read_repo(str(path), direct_runner(build_child_env(cfg, os.environ).env), enter_submodules=enter)
+    return read_repo(str(path), direct_asker(build_child_env(cfg, os.environ).env, FORCED_FLAGS),
+                     enter_submodules=enter)
 
 
 def _overridden(repo: Repo | RepoProblem | None) -> set[str]:
@@ -38,7 +44,7 @@ def _overridden(repo: Repo | RepoProblem | None) -> set[str]:
 def cfg(tmp_path: Path) -> LoadedConfig:
     (tmp_path / "proj").mkdir()
     return load_config(cwd=str(tmp_path / "proj"),
-                       environ={"HOME": str(tmp_path), "PARISM_PROFILE": "build",
+                       environ={**UNSANDBOXED, "HOME": str(tmp_path), "PARISM_PROFILE": "build",
                                 "PARISM_ALLOWED_COMMANDS": "git,npx,curl,dig,ls"})
 
 
@@ -148,7 +154,7 @@ def test_repository_worktree_pointing_outside_is_pinned(tmp_path: Path) -> None:
     _git(proj, "add", "leak.txt")
     (outside / "leak.txt").write_text("first\nOUTSIDE-CONTENT\n")
     assert b"OUTSIDE-CONTENT" in _git(proj, "diff").stdout  # control: plain git reads outside
-    cfg = load_config(cwd=str(proj), environ={"HOME": str(tmp_path)})
+    cfg = load_config(cwd=str(proj), environ={**UNSANDBOXED, "HOME": str(tmp_path)})
     d = check("git", ["diff"], None, cfg)
     assert d.allowed, d.failure
     assert f"--work-tree={proj}" in d.exec_args
@@ -160,7 +166,7 @@ def test_repository_worktree_pointing_outside_is_pinned(tmp_path: Path) -> None:
 def test_repository_data_outside_the_allowed_paths_is_refused(tmp_path: Path) -> None:
     store = tmp_path / "store.git"
     _git(tmp_path, "init", "-q", f"--separate-git-dir={store}", "proj")
-    cfg = load_config(cwd=str(tmp_path / "proj"), environ={"HOME": str(tmp_path)})
+    cfg = load_config(cwd=str(tmp_path / "proj"), environ={**UNSANDBOXED, "HOME": str(tmp_path)})
     d = check("git", ["log"], None, cfg)
     assert d.failure is not None and d.failure.reason == "path_not_allowed"
     assert str(store) in d.failure.message
@@ -172,7 +178,7 @@ def test_an_empty_dot_git_is_skipped_like_git_skips_it(tmp_path: Path) -> None:
     guard's containment check (the old reader stopped at the empty directory)."""
     _git(tmp_path, "init", "-q")
     (tmp_path / "proj" / ".git").mkdir(parents=True)
-    cfg = load_config(cwd=str(tmp_path / "proj"), environ={"HOME": str(tmp_path / "proj"),
+    cfg = load_config(cwd=str(tmp_path / "proj"), environ={**UNSANDBOXED, "HOME": str(tmp_path / "proj"),
                                                            "PARISM_ALLOWED_PATHS": str(tmp_path / "proj")})
     d = check("git", ["status"], None, cfg)
     assert d.failure is not None and d.failure.reason == "path_not_allowed", d.failure
