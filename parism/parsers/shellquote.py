@@ -123,7 +123,7 @@ def word(text: str, start: int = 0) -> tuple[str, int, bool] | None:
                 return None
             out += bare.encode("utf-8", "surrogateescape")
             i = j
-    value = out.decode("utf-8", "replace")
+    value = out.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8 stays itself (truth/exact.py)
     return (value, i, quoted) if value else None
 
 
