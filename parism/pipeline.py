@@ -53,6 +53,7 @@ from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
 from parism.run.truth import Corrected, correct
 from parism.output import exact
+from parism.output.zone import zoned
 
 
 HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound (the engine's caps too)
@@ -170,6 +171,7 @@ class Finisher:
         self.policy_hash = hashlib.sha256(_settings_json(cfg).encode()).hexdigest()[:16]
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
         self.results: Any = None  # parism.results.service.Results, set by the engine
+        self.zone: str | None = None  # the commands' TZ (childenv.child_zone), set by the engine
 
     # -- before running ------------------------------------------------------------------
 
@@ -255,7 +257,8 @@ class Finisher:
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
         t0 = time.monotonic()
-        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact)
+        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact,
+                          zone=self.zone)
         parse_ms = (time.monotonic() - t0) * 1000
         shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
@@ -346,7 +349,7 @@ class Finisher:
 
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
               os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
-              exact_text: str | None = None) -> Body:
+              exact_text: str | None = None, zone: str | None = None) -> Body:
         """``text``: the display text (``raw``); ``exact_text``: the same with its bytes that are
         not UTF-8 as lone surrogates (None: ``text`` is exact), which only the parser reads."""
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
@@ -376,6 +379,8 @@ class Finisher:
         if exact_text is not None or "\\" in text:  # bytes that are not UTF-8, printed or escaped (ls -b \\377)
             parsed, replaced = exact.exact_names(parsed)  # as display + <field>_b64 (docs/envelope.md, "Exact names")
             body.lossless = body.lossless and not replaced
+        if zone is not None and outcome.parser is not None:  # local times get their offset (output/zone.py)
+            parsed = zoned(outcome.parser.id, parsed, zone)
         body.parsed = parsed  # what the result store keeps: the full value before shaping
         parser = outcome.parser
         rows_key = parser.rows_key if parser else None

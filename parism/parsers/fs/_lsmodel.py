@@ -56,3 +56,4 @@ class LsResult(BaseModel):
     warnings: list[str] | None = None
     unresolved: list[str] | None = None
     hint_args: list[str] | None = None
+    time_zone: str | None = None
