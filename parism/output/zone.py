@@ -23,7 +23,7 @@ from typing import Any
 
 #: parser id → the row fields that hold a local time printed without an offset.
 ZONED: dict[str, tuple[str, ...]] = {
-    "ls": ("modified_at", "accessed_at", "changed_at"),
+    "ls": ("modified_at", "accessed_at", "changed_at", "birth_at"),
 }
 ROWS_KEY = "entries"
 ZONE_KEY = "time_zone"

@@ -41,6 +41,14 @@ class LsEntry(BaseModel):
     blocks: str | None = None
     modified_raw: str | None = None
     modified_at: str | None = None
+    accessed_raw: str | None = None  # -u, --time=atime: the time column is the access time
+    accessed_at: str | None = None
+    changed_raw: str | None = None  # -c, --time=ctime
+    changed_at: str | None = None
+    birth_raw: str | None = None  # --time=birth
+    birth_at: str | None = None
+    uid: int | None = None  # -n: the id columns as numbers
+    gid: int | None = None
     indicator: str | None = None
 
 
