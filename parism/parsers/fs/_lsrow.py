@@ -436,6 +436,8 @@ def set_name(row: dict[str, object], raw_name: str, style: RowStyle) -> str | No
     if target is not None:
         target = strip_target_indicator(target, style, row)
     row["name"] = decode_name(name, style)
+    if ind is not None:
+        row["indicator"] = ind
     if target is not None:
         row["target"] = decode_name(target, style)
     return ind

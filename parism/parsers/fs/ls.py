@@ -32,6 +32,7 @@ from parism.parsers.fs._lsrow import (
     RowStyle,
     decode_name,
     strip_indicator,
+    strip_target_indicator,
 )
 from parism.parsers import shellquote
 from parism.parsers.hints import drop_args
@@ -198,8 +199,9 @@ _SORT_FLAGS = ("-t", "-S", "-U", "-f", "-v", "-X", "-r", "-c", "-u", "--sort", "
 
 
 def _name_sorted(tokens: Tokens) -> bool:
-    """Whether ls sorted by name (its default), so that the listing must be in name order."""
-    return not tokens.has(*_SORT_FLAGS)
+    """Whether ls sorted by name (its default, or reversed by -r alone), so that the listing must
+    be in name order."""
+    return not tokens.has(*(f for f in _SORT_FLAGS if f not in ("-r", "--reverse")))
 
 
 _TOTAL_WORDS = "|".join(sorted(set(TOTAL_WORDS.values())))
@@ -317,15 +319,26 @@ class _Reader:
         if not self._more:
             last = self.entries[-1]
             self._more_key = "target" if "target" in last else "name"
-            self._more.append(str(last[self._more_key]))
+            # the indicator follows the whole name: put back what the first line lost (-F)
+            shown = str(last[self._more_key]) + (str(last.pop("indicator", "")) if self._more_key == "name" else "")
+            self._more.append(shown)
         self._more += [""] * blanks
         if text is not None:
             self._more.append(text)
 
     def _flush(self) -> None:
         if self._more:
-            self.entries[-1][self._more_key] = "\n".join(self._more)
+            row, joined = self.entries[-1], "\n".join(self._more)
             self._more = []
+            if self.style.indicator is None:
+                row[self._more_key] = joined
+            elif self._more_key == "target":
+                row["target"] = strip_target_indicator(joined, self.style, row)
+            else:
+                mode = row.get("mode")
+                row["name"], ind = strip_indicator(joined, self.style, mode if isinstance(mode, str) else None)
+                if ind is not None:
+                    row["indicator"] = ind
 
     def short(self) -> list[str] | None:
         """Name lists. Returns the unresolved lines when names are ambiguous, else None."""
@@ -335,6 +348,7 @@ class _Reader:
         check_order = not (self.style.escaped or self.style.c_quoted) and _name_sorted(self.pin.tokens)
         previous: bytes | None = None
         out_of_order = False
+        reverse = self.pin.tokens.has("-r", "--reverse")
         for i, line in enumerate(self.lines):
             if line == "":
                 blanks += 1
@@ -353,7 +367,8 @@ class _Reader:
             row = self._name_row(line)
             name = str(row["name"])
             key = name.encode("utf-8", "surrogateescape")  # C.UTF-8 sorts by bytes
-            if check_order and previous is not None and key < previous and not out_of_order:
+            if check_order and previous is not None and (key > previous if reverse else key < previous) \
+                    and not out_of_order:
                 out_of_order = True
                 self.warnings.append(
                     f"possible_names_with_newlines: line {i + 1} breaks the C-locale name order, so a name "
