@@ -8,9 +8,13 @@ Schema::
                 mode_octal?: "0755", setuid?, setgid?, sticky?, links?, owner?, group?,
                 size_bytes?, size?: "4.0K", size_bytes_approx?, major?, minor?, inode?, blocks?,
                 context?: "?"|"system_u:object_r:…" (-lZ),
-                modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO,
-                indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
-     totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str]}
+                modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO (the mtime only;
+                -u: accessed_raw/accessed_at, -c: changed_raw/changed_at, --time=birth: birth_*),
+                uid?, gid? (-n), indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
+     totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str],
+     time_zone?: the zone the times were printed in (a run; docs/envelope.md, "Time rule")}
+
+Which flag changes which column, and how each is read or refused: :data:`COLUMN_FLAGS`.
 
 Names with newlines: in long listings a line that is not a row continues the previous name
 (the row layout makes that unambiguous unless the continuation itself looks like a row; a

@@ -37,6 +37,16 @@ COUNTERS = (  # (field, short flag, long flag) in output order
 )
 
 
+#: The flags that choose wc's columns and how the parse reads each (docs/parsers.md, "wc"); the
+#: live tests are in tests/parsers/fs/test_truth_live.py and tests/parsers/test_live_fs.py.
+COLUMN_FLAGS: dict[str, str] = {
+    "-l, -w, -m, -c, -L (and long forms)": "the counts shown, always in wc's order lines, words, chars, bytes, "
+                                            "max_line_length, whatever the order of the flags; none: lines words bytes",
+    "--total=auto|always|only|never": "the total row is reported apart (total), never as a file named 'total'",
+    "names": "everything after the one space that follows the last count, leading spaces included; "
+             "shell-quoted names (GNU's newline names, uutils) decoded to their exact bytes",
+}
+
 _TOTAL_NAMES = frozenset(TOTAL_WORDS.values())  # "total", German "insgesamt"
 
 
