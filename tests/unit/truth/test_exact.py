@@ -179,3 +179,20 @@ def test_any_byte_name_round_trips_through_the_envelope(live: Engine, name: byte
         return
     assert got["ok"] is True, got
     assert [exact(r, "file") for r in got["stdout"]["parsed"]["files"]] == [on_disk]
+
+
+def test_parism_parse_keeps_the_bytes_of_saved_output(tmp_path: Path) -> None:
+    """``ls -l | parism parse -- ls -l``: stdin bytes that are not UTF-8 give exact names too."""
+    import subprocess
+    import sys
+
+    d = tmp_path / "saved"
+    d.mkdir()
+    for name in (b"bad\xff", b"bad\xfe"):
+        open(os.path.join(os.fsencode(d), name), "wb").close()
+    listing = subprocess.run(["ls", "-l"], cwd=d, capture_output=True, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},
+                             check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "parism", "parse", "--", "ls", "-l"], input=listing,
+                         capture_output=True, env={**os.environ, "HOME": str(tmp_path)}, check=False)
+    got = json.loads(out.stdout.decode("utf-8"))
+    assert {exact(r, "name") for r in got["stdout"]["parsed"]["entries"]} == set(os.listdir(os.fsencode(d)))
