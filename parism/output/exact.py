@@ -68,40 +68,76 @@ def b64(text: str) -> str:
 def exact_names(value: Any) -> tuple[Any, bool]:
     """``value`` with every string holding a lone surrogate in its display form, and a
     ``<key>_b64`` sibling (the exact bytes) beside each such string that is an object's value;
-    returns (value, whether anything was replaced). Values without one are returned as they
-    are (no copy)."""
-    replaced = [False]
+    returns (value, whether anything was replaced). Copy on write: an object or list without
+    such a string is returned as it is, and the common value (none at all) costs one scan with
+    no call per string."""
+    out = _walk(value)
+    return (value, False) if out is _SAME else (out, True)
 
-    def walk(item: Any) -> Any:
-        if isinstance(item, str):
-            if has_lone(item):
-                replaced[0] = True
-                return display(item)
-            return item
-        if isinstance(item, list):
-            out = [walk(x) for x in item]
-            return item if all(a is b for a, b in zip(out, item)) else out
-        if isinstance(item, dict):
-            changed = False
-            fixed: dict[Any, Any] = {}
-            for key, val in item.items():
-                k = walk(key) if isinstance(key, str) else key
-                if isinstance(val, str) and has_lone(val):
-                    replaced[0] = changed = True
-                    fixed[k] = display(val)
-                    fixed[f"{k}{SUFFIX}"] = b64(val)
-                    continue
-                if isinstance(val, list) and any(isinstance(x, str) and has_lone(x) for x in val):
-                    replaced[0] = changed = True
-                    fixed[k] = walk(val)
-                    fixed[f"{k}{SUFFIX}"] = [b64(x) if isinstance(x, str) and has_lone(x) else None for x in val]
-                    continue
-                new = walk(val)
-                changed = changed or new is not val or k is not key
-                fixed[k] = new
-            return fixed if changed else item
-        return item
 
-    if isinstance(value, (str, list, dict)):
-        value = walk(value)
-    return value, replaced[0]
+_SAME = object()  # "unchanged" (a value may itself be None)
+
+
+def _walk(item: Any) -> Any:
+    """The changed copy of ``item``, or :data:`_SAME`."""
+    kind = type(item)
+    if kind is str:
+        return display(item) if not item.isascii() and LONE.search(item) else _SAME
+    if kind is dict:
+        return _walk_dict(item)
+    if kind is list:
+        return _walk_list(item)
+    return _SAME
+
+
+def _walk_list(item: list[Any]) -> Any:
+    out: list[Any] | None = None
+    for i, x in enumerate(item):
+        kind = type(x)
+        if kind is str:
+            if x.isascii() or not LONE.search(x):
+                continue
+            new: Any = display(x)
+        elif kind is dict or kind is list:
+            new = _walk(x)
+            if new is _SAME:
+                continue
+        else:
+            continue
+        if out is None:
+            out = list(item)
+        out[i] = new
+    return _SAME if out is None else out
+
+
+def _walk_dict(item: dict[Any, Any]) -> Any:
+    changed = False
+    for key, val in item.items():
+        kind = type(val)
+        if kind is str:
+            if not val.isascii() and LONE.search(val):
+                changed = True
+                break
+        elif kind is dict or kind is list:
+            if _walk(val) is not _SAME:
+                changed = True
+                break
+        if type(key) is str and not key.isascii() and LONE.search(key):
+            changed = True
+            break
+    if not changed:
+        return _SAME
+    fixed: dict[Any, Any] = {}
+    for key, val in item.items():
+        k = display(key) if type(key) is str else key
+        if type(val) is str and has_lone(val):
+            fixed[k] = display(val)
+            fixed[f"{k}{SUFFIX}"] = b64(val)
+        elif type(val) is list and any(type(x) is str and has_lone(x) for x in val):
+            new = _walk_list(val)
+            fixed[k] = val if new is _SAME else new
+            fixed[f"{k}{SUFFIX}"] = [b64(x) if type(x) is str and has_lone(x) else None for x in val]
+        else:
+            new = _walk(val)
+            fixed[k] = val if new is _SAME else new
+    return fixed

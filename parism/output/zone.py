@@ -54,18 +54,22 @@ def with_offset(value: str, zone: str) -> str:
 
 
 def zoned(parser_id: str | None, parsed: Any, zone: str) -> Any:
-    """``parsed`` with its local times' offsets and ``time_zone`` (a parser not in
-    :data:`ZONED`, or a value without its rows, is returned as it is)."""
+    """``parsed`` with its local times' offsets and ``time_zone``, written in place (the value
+    is the parse's own, fresh for this call); a parser not in :data:`ZONED`, or a value
+    without its rows, is returned as it is."""
     fields = ZONED.get(parser_id or "")
     if not fields or not isinstance(parsed, dict) or not isinstance(parsed.get(ROWS_KEY), list):
         return parsed
-    rows = []
+    offsets: dict[str, str] = {}  # printed ISO → with its offset: a listing repeats its minutes
     for row in parsed[ROWS_KEY]:
-        if isinstance(row, dict) and any(isinstance(row.get(f), str) for f in fields):
-            row = dict(row)
-            for f in fields:
-                value = row.get(f)
-                if isinstance(value, str):
-                    row[f] = with_offset(value, zone)
-        rows.append(row)
-    return {**parsed, ROWS_KEY: rows, ZONE_KEY: zone}
+        if type(row) is not dict:
+            continue
+        for f in fields:
+            value = row.get(f)
+            if type(value) is str:
+                done = offsets.get(value)
+                if done is None:
+                    done = offsets[value] = with_offset(value, zone)
+                row[f] = done
+    parsed[ZONE_KEY] = zone
+    return parsed
