@@ -94,8 +94,9 @@ COLUMN_FLAGS: dict[str, str] = {
         "indicator only when its length is the link's size plus one; names only: refused unless C-quoted",
     "--file-type, --indicator-style=file-type": "as -F without *",
     "-p, --indicator-style=slash": "only / after directories (no name holds one); targets get none",
-    "-R, several operands": "'dir:' headers; a line that is not a row cannot be told from a header that "
-                            "a newline split: refused without -b",
+    "-R, several operands": "'dir:' headers; a name's newline lines are joined to it, but a line ending in ':' "
+                            "among them cannot be told from the header of a directory whose name a newline "
+                            "split: refused without -b",
     "names only (no -l)": "one name per line; a blank line or a break of the C name order shows a "
                           "name with a newline: no entry is reported (unresolved, hint -b)",
     "-b, --escape, -Q, --quote-name, --quoting-style=escape|c": "names and targets decoded to their exact bytes",
@@ -226,6 +227,7 @@ class _Reader:
         self.totals: list[dict[str, object]] = []
         self.warnings: list[str] = []
         self.directory: str | None = None
+        self.printed: list[str] | None = None  # a name list out of name order: its lines (short)
         self._more: list[str] = []  # the last long row's name (or target) and its continuation lines
         self._more_key = "name"
 
@@ -295,6 +297,13 @@ class _Reader:
                 blanks = 0
                 continue
             if self.entries and not self.style.escaped and not self.style.c_quoted:
+                if self.sectioned and row is None and line.endswith(":"):
+                    # "./d" then "x:": the header of a directory whose name holds a newline, or a
+                    # name's own line; which one the text cannot say
+                    raise Unsupported("ls: a line ending in ':' that is not a header follows a name in a "
+                                      "listing with 'dir:' headers: a directory name with a newline, or a "
+                                      "file name's own line; rerun with -b to read names exactly",
+                                      hint_args=drop_args(self.pin.sub_args, add=["-b"]))
                 self._continue(blanks, None if row is not None else line)
                 continued += 1
             elif row is None:
@@ -306,10 +315,6 @@ class _Reader:
             self._continue(blanks, None)
             continued += 1
         self._flush()
-        if continued and self.sectioned:
-            raise Unsupported("ls: a line that is not a row in a listing with 'dir:' headers is either part of a "
-                              "name with a newline or a header a newline split; rerun with -b to read names exactly",
-                              hint_args=drop_args(self.pin.sub_args, add=["-b"]))
         if continued:
             self.warnings.append(
                 "names_with_newlines: lines that are not rows were joined to the name above; "
@@ -388,9 +393,8 @@ class _Reader:
                 "names_with_newlines: blank lines show that some names contain newlines, so where "
                 "one name ends is unknown; no entry is reported. Rerun with -b to read names exactly")
             return printed
-        if out_of_order:
-            self.entries = []
-            return printed
+        if out_of_order:  # no entry unless the names turn out to be shell-quoted words (parse)
+            self.printed = printed
         return None
 
     def _name_row(self, line: str) -> dict[str, object]:
@@ -463,6 +467,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         unresolved = reader.short()
     if not (reader.style.escaped or reader.style.c_quoted) and ("'" in text or '"' in text):
         _unquote(reader)
+    if reader.printed is not None and any(w.startswith("possible_names_with_newlines") for w in reader.warnings):
+        reader.entries, unresolved = [], reader.printed  # out of name order: never invent entries
     if _is_long(pin.tokens):
         _columns(reader.entries, pin.tokens)
     out: dict[str, object] = {"entries": reader.entries}
