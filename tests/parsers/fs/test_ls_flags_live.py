@@ -46,3 +46,23 @@ def test_the_table_names_every_column_flag_the_issue_lists() -> None:
     text = " ".join(COLUMN_FLAGS)
     for flag in ("-u", "-c", "-g", "-o", "-G", "-n", "-F", "-p", "--file-type", "-R", "-b", "-Q", "devices"):
         assert flag in text, flag
+
+
+def test_time_birth_is_the_birth_time_not_the_mtime(tmp_path) -> None:
+    """``--time=birth``: the kernel's birth time (statx, as GNU ``stat -c %W`` reads it) in
+    birth_at, never in modified_at."""
+    import datetime as dt
+
+    f = tmp_path / "f"
+    f.write_text("x")
+    os.utime(f, (1_000_000_000, 1_000_000_000))  # mtime 2001: differs from the birth time
+    born = subprocess.run(["stat", "-c", "%W", str(f)], capture_output=True, text=True, env=ENV).stdout.strip()
+    if born in ("", "0", "-"):
+        pytest.skip("this file system does not record birth times")
+    args = ["-l", "--time=birth", "--full-time"]
+    out = subprocess.run(["ls", *args, str(f)], capture_output=True, env=ENV, check=True).stdout.decode()
+    res = registry.parse("ls", [*args, str(f)], out, "linux", strict_schemas=True)
+    assert res.parse_error is None, res.parse_error
+    [row] = res.parsed["entries"]
+    assert "modified_at" not in row
+    assert int(dt.datetime.fromisoformat(row["birth_at"]).timestamp()) == int(born)
