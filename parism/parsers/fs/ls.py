@@ -98,7 +98,8 @@ COLUMN_FLAGS: dict[str, str] = {
                             "among them cannot be told from the header of a directory whose name a newline "
                             "split: refused without -b",
     "names only (no -l)": "one name per line; a blank line or a break of the C name order shows a "
-                          "name with a newline: no entry is reported (unresolved, hint -b)",
+                          "name with a newline: no entry is reported (unresolved, hint -b). A newline whose "
+                          "two parts keep the order is invisible in this form: -b (or -l) is the exact one",
     "-b, --escape, -Q, --quote-name, --quoting-style=escape|c": "names and targets decoded to their exact bytes",
     "-i, -s": "inode and blocks columns before the mode",
     "-Z, --context": "a security-context column after the group (long listings only)",
