@@ -139,8 +139,9 @@ class DirectLauncher:
     """Spawn on the host, without a sandbox."""
 
     def start(self, spec: ExecSpec) -> Started:
-        proc = subprocess.Popen(
-            spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
+        proc = subprocess.Popen(  # argv as bytes: an argument may hold bytes that are not UTF-8 (surrogateescape)
+            [os.fsencode(a) for a in spec.argv], cwd=os.fsencode(spec.cwd), env=spec.env,
+            shell=False,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, close_fds=True,
         )

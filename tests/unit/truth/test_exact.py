@@ -196,3 +196,17 @@ def test_parism_parse_keeps_the_bytes_of_saved_output(tmp_path: Path) -> None:
                          capture_output=True, env={**os.environ, "HOME": str(tmp_path)}, check=False)
     got = json.loads(out.stdout.decode("utf-8"))
     assert {exact(r, "name") for r in got["stdout"]["parsed"]["entries"]} == set(os.listdir(os.fsencode(d)))
+
+
+def test_without_the_sandbox_the_argument_is_the_byte_too(tmp_path: Path) -> None:
+    """The direct launcher (``sandbox.mode = "off"``) passes the argv as bytes (``os.fsencode``)."""
+    tmp_path.chmod(0o755)
+    cfg = tmp_path / "parism.toml"
+    cfg.write_text(tomli_w.dumps({"guard": {"allowed_paths": [str(tmp_path)]}, "sandbox": {"mode": "off"}}))
+    engine = create_engine(str(cfg))
+    assert engine.errors == []
+    (tmp_path / os.fsdecode(b"bad\xff")).write_bytes(b"abc")
+    (tmp_path / os.fsdecode(b"bad\xfe")).write_bytes(b"")
+    got = wire(engine.run("wc", ["-c", os.fsdecode(b"bad\xff")], cwd=str(tmp_path), format="json"))
+    assert got["ok"] is True, got
+    assert [(exact(r, "file"), r["bytes"]) for r in got["stdout"]["parsed"]["entries"]] == [(b"bad\xff", 3)]
