@@ -51,7 +51,7 @@ from parism.results.service import SCHEMA_VERSION, option
 from parism.results.answer import budgeted, row_key, unretained
 from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
-from parism.run.truth import Corrected, correct
+from parism.run.truth import Corrected, correct, listed
 from parism.output import exact
 from parism.output.zone import zoned
 
@@ -258,7 +258,7 @@ class Finisher:
             parse_it = False
         t0 = time.monotonic()
         body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact,
-                          zone=self.zone)
+                          zone=self.zone, ran_in=ran.decision.cwd if ran.decision is not None else None)
         parse_ms = (time.monotonic() - t0) * 1000
         shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
@@ -349,7 +349,7 @@ class Finisher:
 
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
               os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
-              exact_text: str | None = None, zone: str | None = None) -> Body:
+              exact_text: str | None = None, zone: str | None = None, ran_in: str | None = None) -> Body:
         """``text``: the display text (``raw``); ``exact_text``: the same with its bytes that are
         not UTF-8 as lone surrogates (None: ``text`` is exact), which only the parser reads."""
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
@@ -376,6 +376,8 @@ class Finisher:
         if ids is not None:  # between parse and shape: shaping sees the host's ids
             fixed = ids(parsed)
             parsed, id_warnings = fixed.parsed, fixed.warnings
+        if ran_in and outcome.parser is not None and outcome.parser.id == "ls":  # a name list's names are real
+            parsed = listed.verify([str(a) for a in req.args], parsed, ran_in)
         if exact_text is not None or "\\" in text:  # bytes that are not UTF-8, printed or escaped (ls -b \\377)
             parsed, replaced = exact.exact_names(parsed)  # as display + <field>_b64 (docs/envelope.md, "Exact names")
             body.lossless = body.lossless and not replaced

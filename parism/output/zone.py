@@ -61,15 +61,18 @@ def zoned(parser_id: str | None, parsed: Any, zone: str) -> Any:
     if not fields or not isinstance(parsed, dict) or not isinstance(parsed.get(ROWS_KEY), list):
         return parsed
     offsets: dict[str, str] = {}  # printed ISO → with its offset: a listing repeats its minutes
+    timed = False
     for row in parsed[ROWS_KEY]:
         if type(row) is not dict:
             continue
         for f in fields:
             value = row.get(f)
             if type(value) is str:
+                timed = True
                 done = offsets.get(value)
                 if done is None:
                     done = offsets[value] = with_offset(value, zone)
                 row[f] = done
-    parsed[ZONE_KEY] = zone
+    if timed:  # a name list has no time to place
+        parsed[ZONE_KEY] = zone
     return parsed
