@@ -10,6 +10,7 @@ UTF-8 in each tenth name) is listed with the real ``ls -la``; then, in-process, 
   zoned         output/zone.zoned: the offset of each row's local time (every ls run)
   exact_names   output/exact.exact_names (only runs whose output was not UTF-8, or escaped)
   mask          the redactor on the text (UTF-8 vs with lone surrogates: the display probe)
+  listed        run/truth/listed.verify on the name list (``ls``): one os.lstat per name
 
 Each cost is printed in ms and as a ratio to the parse.
 """
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from parism.output.exact import decode, exact_names
 from parism.output.redact.redactor import Redactor
 from parism.output.zone import zoned
+from parism.run.truth import listed
 from parism.parsers import registry
 
 
@@ -49,8 +51,13 @@ def main() -> None:
         for i in range(ns.entries):
             name = f"file-{i:05d}.txt".encode() + (b"\xff\xfe" if i % 10 == 0 else b"")
             open(os.path.join(base, name), "wb").close()
-        raw = subprocess.run(["ls", "-la"], cwd=tmp, capture_output=True, check=True,
-                             env={"LC_ALL": "C.UTF-8", "TZ": "UTC", "PATH": "/usr/bin:/bin"}).stdout
+        env = {"LC_ALL": "C.UTF-8", "TZ": "UTC", "PATH": "/usr/bin:/bin"}
+        raw = subprocess.run(["ls", "-la"], cwd=tmp, capture_output=True, check=True, env=env).stdout
+        names_raw = subprocess.run(["ls"], cwd=tmp, capture_output=True, check=True, env=env).stdout
+        names, _ = decode(names_raw)
+        name_list = registry.parse("ls", [], names, "linux").parsed
+        names_ms = _median(lambda: registry.parse("ls", [], names, "linux"), ns.rounds)
+        listed_ms = _median(lambda: listed.verify([], name_list, tmp), ns.rounds)
     exact_text, _ = decode(raw)
     clean_text = raw.replace(b"\xff\xfe", b"ok").decode()
     redactor = Redactor()
@@ -63,6 +70,7 @@ def main() -> None:
                        ("exact_names", _median(lambda: exact_names(parsed), ns.rounds)),
                        ("mask", _median(lambda: redactor.mask(text), ns.rounds))]
     print(f"ls -la, {ns.entries} entries, median of {ns.rounds} rounds")
+    print(f"  ls (name list): parse {names_ms:7.3f} ms, listed {listed_ms:7.3f} ms  {listed_ms / names_ms:5.2f}x parse")
     for label, stages in rows.items():
         base_ms = stages[0][1]
         print(f"  {label}:")
