@@ -47,8 +47,6 @@ class LsEntry(BaseModel):
     changed_at: str | None = None
     birth_raw: str | None = None  # --time=birth
     birth_at: str | None = None
-    uid: int | None = None  # -n: the id columns as numbers
-    gid: int | None = None
     indicator: str | None = None
 
 

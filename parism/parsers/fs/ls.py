@@ -10,7 +10,7 @@ Schema::
                 context?: "?"|"system_u:object_r:…" (-lZ),
                 modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO (the mtime only;
                 -u: accessed_raw/accessed_at, -c: changed_raw/changed_at, --time=birth: birth_*),
-                uid?, gid? (-n), indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
+                indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
      totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str],
      time_zone?: the zone the times were printed in (a run; docs/envelope.md, "Time rule")}
 
@@ -87,7 +87,8 @@ COLUMN_FLAGS: dict[str, str] = {
                                  "which are only ever the mtime; the last of -u, -c, --time wins, as in ls",
     "-g": "no owner column: the one id column is the group",
     "-o, -G, --no-group": "no group column: the one id column is the owner (-go, -gG: none)",
-    "-n, --numeric-uid-gid": "ids as numbers: uid, gid (integers) instead of owner, group",
+    "-n, --numeric-uid-gid": "owner and group hold the numeric ids as printed (\"0\"), never names; the "
+                             "host-side id correction keeps them numbers",
     "devices": "major, minor from 'MAJ, MIN' in the size column, with as many id columns as printed",
     "-F, --classify, --indicator-style=classify": "long: only the indicator the entry's mode implies is "
         "stripped (/ directory, * executable, | FIFO, = socket, > door); a symlink's target loses its "
@@ -433,12 +434,11 @@ def _unquote(reader: _Reader) -> None:
 
 
 def _columns(entries: list[dict[str, object]], tokens: Tokens) -> None:
-    """What the flags made of the columns (:data:`COLUMN_FLAGS`): the time shown, the one id
-    column of -g, numeric ids of -n. One pass, only when a flag applies."""
+    """What the flags made of the columns (:data:`COLUMN_FLAGS`): the time shown and the one id
+    column of -g. One pass, only when a flag applies."""
     when = time_field(tokens)
     group_only = tokens.has("-g") and not tokens.has("-o", "-G", "--no-group")
-    numeric = tokens.has("-n", "--numeric-uid-gid")
-    if when == "modified" and not group_only and not numeric:
+    if when == "modified" and not group_only:
         return
     for row in entries:
         if when != "modified":
@@ -447,12 +447,6 @@ def _columns(entries: list[dict[str, object]], tokens: Tokens) -> None:
                     row[new] = row.pop(old)
         if group_only and "owner" in row:
             row["group"] = row.pop("owner")
-        if numeric:
-            for old, new in (("owner", "uid"), ("group", "gid")):
-                value = row.get(old)
-                if isinstance(value, str) and value.isdigit():
-                    del row[old]
-                    row[new] = int(value)
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, object]:

@@ -80,7 +80,7 @@ def _ls(args: list[str], parsed: dict[str, Any], cwd: str, namespace: str, tally
     follow = any(a in ("-L", "--dereference") for a in args)
     fixed = []
     for row in entries:
-        keys = ("uid", "gid") if "uid" in row or "gid" in row else ("owner", "group")  # ls -n: numbers
+        keys = ("owner", "group")
         if not (_overflow(row.get(keys[0])) or _overflow(row.get(keys[1]))):
             fixed.append(row)
             continue
@@ -112,7 +112,7 @@ def _owner_fields(row: dict[str, Any], st: os.stat_result | None, keys: tuple[st
             del out[key]
             tally.lost += 1
         else:
-            tally.set(out, key, value if isinstance(out[key], int) else like(str(out[key]), value, name_of(value)))
+            tally.set(out, key, like(str(out[key]), value, name_of(value)))
     return out
 
 

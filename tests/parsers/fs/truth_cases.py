@@ -141,10 +141,8 @@ def _check_long_row(row: dict[str, Any], path: bytes, args: list[str]) -> None:
         _same(row["size_bytes"], st.st_size, f"{where} size")
     g, o, n = _flag(args, "-g"), _flag(args, "-o", "-G"), _flag(args, "-n")
     if n:
-        if not g:
-            _same(row.get("uid", row.get("owner")), st.st_uid if "uid" in row else str(st.st_uid), f"{where} uid")
-        if not o:
-            _same(row.get("gid", row.get("group")), st.st_gid if "gid" in row else str(st.st_gid), f"{where} gid")
+        _same(row.get("owner"), None if g else str(st.st_uid), f"{where} owner (numeric)")
+        _same(row.get("group"), None if o else str(st.st_gid), f"{where} group (numeric)")
     else:
         _same(row.get("owner"), None if g else pwd.getpwuid(st.st_uid).pw_name, f"{where} owner")
         _same(row.get("group"), None if o else grp.getgrgid(st.st_gid).gr_name, f"{where} group")
