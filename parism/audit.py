@@ -15,6 +15,8 @@ import threading
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from parism.output.exact import display
+
 STDERR_PATHS = ("", "-", "stderr")
 
 
@@ -36,7 +38,8 @@ class AuditLog:
             return
         line = json.dumps({
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "tool": tool, "cmd": cmd, "args": args, "cwd": cwd, "decision": decision,
+            "tool": tool, "cmd": display(cmd), "args": [display(a) for a in args], "cwd": display(cwd),
+            "decision": decision,
             "reason": reason, "exitCode": exit_code, "duration_ms": duration_ms,
         }, ensure_ascii=False)
         with self._lock:

@@ -132,8 +132,11 @@ class Engine:
         self.pages = PageCache()
         self.os = host_os()
         self.errors = [str(p) for p in cfg.errors] + self.redactor.problems()
+        if self.child_env.zone_problem is not None:  # the caller's TZ: docs/envelope.md, "Time rule"
+            self.errors.append(self.child_env.zone_problem)
         self.packs = PackTable(cfg, frozenset(registry.catalog()))  # this engine's own parser packs
         self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os, self.packs)
+        self.finisher.zone = self.child_env.zone
         self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
         self.finisher.results = self.results
         self._probe_cwd = _probe_cwd(cfg)

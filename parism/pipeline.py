@@ -15,6 +15,7 @@ which of them apply. Rules kept in one place (docs/envelope.md):
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,7 +51,9 @@ from parism.results.service import SCHEMA_VERSION, option
 from parism.results.answer import budgeted, row_key, unretained
 from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
-from parism.run.truth import Corrected, correct
+from parism.run.truth import Corrected, correct, listed
+from parism.output import exact
+from parism.output.zone import zoned
 
 
 HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound (the engine's caps too)
@@ -75,11 +78,9 @@ def cap_masked(masked: str, text: str, cap: int, name: str) -> tuple[str, Omissi
 
 
 def decode(data: bytes) -> tuple[str, bool]:
-    """UTF-8 text and whether it was valid (invalid bytes become U+FFFD)."""
-    try:
-        return data.decode("utf-8"), True
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "replace"), False
+    """UTF-8 text and whether it was valid (each invalid byte becomes one lone surrogate,
+    ``surrogateescape``: the parser's text; ``truth.exact.display`` makes the shown one)."""
+    return exact.decode(data)
 
 
 def complete_lines(data: bytes) -> bytes:
@@ -109,6 +110,15 @@ def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool,
             reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
 
 
+def _settings_json(cfg: Any) -> str:
+    """The settings and the profile as JSON; a path with bytes that are not UTF-8 (the default
+    ``allowed_paths`` is the working directory) is written as a ``\\udcXX`` escape."""
+    try:
+        return cfg.settings.model_dump_json() + cfg.profile.model_dump_json()
+    except ValueError:  # pydantic_core.PydanticSerializationError: a lone surrogate
+        return json.dumps([cfg.settings.model_dump(mode="json"), cfg.profile.model_dump(mode="json")])
+
+
 @dataclass
 class Ran:
     """A finished execution with masked output — what ``run_paged`` caches."""
@@ -128,6 +138,9 @@ class Ran:
     warnings: list[str] = field(default_factory=list)
     omissions: list[Omission] = field(default_factory=list)
     masked_cut: set[str] = field(default_factory=set)  # streams cut at their cap after masking
+    #: the masked stdout with its bytes that are not UTF-8 as lone surrogates, for the parser
+    #: only (None: stdout was UTF-8, ``stdout_text`` is exact); ``stdout_text`` is its display
+    stdout_exact: str | None = None
 
     def not_cacheable(self) -> str | None:
         c = self.cap
@@ -155,10 +168,10 @@ class Finisher:
         self.redactor = redactor
         self.sandbox = sandbox
         self.os = os_name
-        self.policy_hash = hashlib.sha256(
-            (cfg.settings.model_dump_json() + cfg.profile.model_dump_json()).encode()).hexdigest()[:16]
+        self.policy_hash = hashlib.sha256(_settings_json(cfg).encode()).hexdigest()[:16]
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
         self.results: Any = None  # parism.results.service.Results, set by the engine
+        self.zone: str | None = None  # the commands' TZ (childenv.child_zone), set by the engine
 
     # -- before running ------------------------------------------------------------------
 
@@ -191,8 +204,13 @@ class Finisher:
         del out_bytes
         err_text, err_valid = decode(err_bytes)
         del err_bytes
-        ran.stdout_text = self._mask_stream(ran, out_text, out_valid, "stdout", cap.stdout_truncated)
-        ran.stderr_text = self._mask_stream(ran, err_text, err_valid, "stderr", cap.stderr_truncated)
+        out_masked = self._mask_stream(ran, out_text, out_valid, "stdout", cap.stdout_truncated)
+        del out_text
+        if not out_valid:
+            ran.stdout_exact = out_masked
+        ran.stdout_text = exact.display(out_masked)
+        del out_masked
+        ran.stderr_text = exact.display(self._mask_stream(ran, err_text, err_valid, "stderr", cap.stderr_truncated))
         if cap.stdout_truncated or cap.stderr_truncated:
             which = " ".join(n for n, t in (("stdout", cap.stdout_truncated), ("stderr", cap.stderr_truncated)) if t)
             ran.omissions.insert(0, Omission(stage="capture", reason=f"output_limit: {which} cut at the byte cap"))
@@ -239,7 +257,8 @@ class Finisher:
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
         t0 = time.monotonic()
-        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran))
+        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact,
+                          zone=self.zone, ran_in=ran.decision.cwd if ran.decision is not None else None)
         parse_ms = (time.monotonic() - t0) * 1000
         shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
@@ -313,7 +332,9 @@ class Finisher:
         if masked.count and len(shown) > len(text):
             shown, cut = cap_masked(shown, text, self.cfg.settings.guard.max_output_bytes or HARD_CAP, "stdout")
             omissions += [cut] if cut is not None else []
-        body = self._body(req, shown, masked.withheld_reason is None, None, target)
+        display_text = exact.display(shown)
+        body = self._body(req, display_text, masked.withheld_reason is None, None, target,
+                          exact_text=shown if display_text is not shown else None)
         return Envelope(
             ok=True, exitCode=0, cmd=req.cmd, args=self.echo(req).args(), cwd="",
             duration_ms=0, stdout=body.stdout, stderr=OutputField(raw=""), diff=None,
@@ -331,11 +352,16 @@ class Finisher:
                        namespace=plan.namespace)
 
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
-              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None) -> Body:
+              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
+              exact_text: str | None = None, zone: str | None = None, ran_in: str | None = None) -> Body:
+        """``text``: the display text (``raw``); ``exact_text``: the same with its bytes that are
+        not UTF-8 as lone surrogates (None: ``text`` is exact), which only the parser reads."""
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
+        if exact_text is not None:
+            body.lossless = False  # raw holds U+FFFD where the output had other bytes
         if not parse_it:
             return body
-        outcome = safe_parse(req.cmd, req.args, text, os_name or self.os,
+        outcome = safe_parse(req.cmd, req.args, text if exact_text is None else exact_text, os_name or self.os,
                              self.cfg.settings.parsers.strict_schemas, self.packs)
         body.outcome = outcome
         if outcome.not_found:
@@ -343,14 +369,24 @@ class Finisher:
                                                 message=f"No parser registered for '{req.cmd}'")
             return body
         if outcome.parse_error is not None:
-            body.stdout = OutputField(raw=text, parse_error=outcome.parse_error)
-            body.failure = exec_fail or Failure(kind="parse", reason=outcome.parse_error.reason,
-                                                message=outcome.parse_error.message)
+            error = outcome.parse_error
+            if exact_text is not None or any(map(exact.has_lone, req.args)):  # it may quote a name or an argument
+                shown_error, _ = exact.exact_names(error.model_dump(mode="python", exclude_none=True))
+                error = ParseError.model_validate({k: v for k, v in shown_error.items() if not k.endswith("_b64")})
+            body.stdout = OutputField(raw=text, parse_error=error)
+            body.failure = exec_fail or Failure(kind="parse", reason=error.reason, message=error.message)
             return body
         parsed, id_warnings = outcome.parsed, []
         if ids is not None:  # between parse and shape: shaping sees the host's ids
             fixed = ids(parsed)
             parsed, id_warnings = fixed.parsed, fixed.warnings
+        if ran_in and outcome.parser is not None and outcome.parser.id == "ls":  # a name list's names are real
+            parsed = listed.verify([str(a) for a in req.args], parsed, ran_in)
+        if exact_text is not None or "\\" in text:  # bytes that are not UTF-8, printed or escaped (ls -b \\377)
+            parsed, replaced = exact.exact_names(parsed)  # as display + <field>_b64 (docs/envelope.md, "Exact names")
+            body.lossless = body.lossless and not replaced
+        if zone is not None and outcome.parser is not None:  # local times get their offset (output/zone.py)
+            parsed = zoned(outcome.parser.id, parsed, zone)
         body.parsed = parsed  # what the result store keeps: the full value before shaping
         parser = outcome.parser
         rows_key = parser.rows_key if parser else None

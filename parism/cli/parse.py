@@ -24,7 +24,9 @@ def main(ns: argparse.Namespace) -> int:
     import parism
 
     cmd, args = command_of(ns)
-    raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    # bytes that are not UTF-8 stay themselves (lone surrogates): names come back exact, with
+    # <field>_b64 (docs/envelope.md, "Exact names"); raw shows U+FFFD
+    raw = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     env = parism.create_engine(ns.config).parse_output(cmd, args, raw, os=ns.os)
     emit(env)
     return exit_status(env.ok, env.failure)

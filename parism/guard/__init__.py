@@ -186,16 +186,31 @@ def _pin_reading(decision: Decision, repo: Repo) -> Decision | None:
     return None
 
 
+#: ``block_patterns`` that are characters of a file name, not syntax, in a value the policy types
+#: as a path: no shell runs, and the program only opens the name (``ls -l 'p -> q'``).
+NAME_PATTERNS = frozenset({">", ">>"})
+
+
 def _check_injection(decision: Decision, classified: Classified, args: list[str],
                      cfg: LoadedConfig) -> Decision | None:
-    """NUL anywhere; newline/CR and ``block_patterns`` outside the ``data`` values.
+    """NUL anywhere; newline/CR and ``block_patterns`` outside the ``data`` values, except that
+    in a ``path`` value newline, CR, ``>`` and ``>>`` are part of the name (docs/guard.md,
+    "Injection patterns").
 
-    One pass over the argument bytes: an argument's data values (at most a few: ``-e P``
-    and ``--format=P`` forms) are looked up by index, never by scanning every data value."""
+    Why paths: no shell ever runs, so these characters mean something only to a program whose
+    own grammar reads them — a header or config line (newline, CR), a shell a package manager
+    starts (``npm run``) — and a value the policy types as a path is a name the program opens,
+    never such text.  Everywhere else (values, untyped operands) they are still refused.
+
+    One pass over the argument bytes: an argument's data and path values (at most a few:
+    ``-e P`` and ``--format=P`` forms) are looked up by index, never by scanning every value."""
     data_at: dict[int, list[str]] = {}
+    path_at: dict[int, list[str]] = {}
     for v in classified.values:
         if v.kind == "data":
             data_at.setdefault(v.index, []).append(v.text)
+        elif v.kind in PATH_KINDS:
+            path_at.setdefault(v.index, []).append(v.text)
     patterns = [p for p in cfg.settings.guard.block_patterns if p]
     for index, arg in enumerate(args):
         if "\0" in arg:
@@ -205,6 +220,18 @@ def _check_injection(decision: Decision, classified: Classified, args: list[str]
         for text in data_at.get(index, ()):
             if checked.endswith(text):
                 checked = checked[: len(checked) - len(text)]
+        name = ""  # the path value at the end of this argument (its name characters are data)
+        for text in path_at.get(index, ()):
+            if text and checked.endswith(text):
+                checked, name = checked[: len(checked) - len(text)], text
+        if name:
+            for pattern in patterns:
+                if pattern not in NAME_PATTERNS and pattern in name:
+                    return _refuse(decision, "injection_pattern",
+                                   f"Blocked pattern '{pattern}' detected in argument '{clip(arg)}'",
+                                   "no shell runs the command, so shell syntax has no effect; pass each "
+                                   "argument separately, or put patterns/format strings in a flag the "
+                                   "policy marks as data")
         if "\n" in checked or "\r" in checked:
             return _refuse(decision, "injection_pattern",
                            f"Blocked pattern 'newline' detected in argument {clip(repr(arg))}")

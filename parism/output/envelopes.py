@@ -12,6 +12,7 @@ import signal as _signal
 from parism.wire.clip import ECHO_LIMIT, clip, clip_all, clip_opt
 from parism.wire.envelope import DryRunResult, Envelope, Failure, GuardError, OutputField
 from parism.run.executor import Capture
+from parism.output.exact import display, has_lone
 
 NO_PROCESS = -1
 
@@ -36,14 +37,15 @@ def informative_exit(cmd: str, code: int | None) -> str | None:
 
 def no_process(cmd: str, args: list[str], cwd: str, failure: Failure, *,
                stderr: str | None = None, guard: bool = False) -> Envelope:
-    """Nothing ran. For a guard block this is exactly the contract §5.4 envelope (``guard_error`` too)."""
-    return Envelope(
+    """Nothing ran. For a guard block this is exactly the contract §5.4 envelope (``guard_error`` too).
+    Its echoes are shown text (``shown``): a lone surrogate of the request is never written."""
+    return shown(Envelope(
         ok=False, exitCode=NO_PROCESS, cmd=cmd, args=args, cwd=cwd, duration_ms=0,
         stdout=OutputField(raw=""), stderr=OutputField(raw=failure.message if stderr is None else stderr),
         diff=None,
         guard_error=GuardError(reason=failure.reason, message=failure.message) if guard else None,
         failure=failure,
-    )
+    ))
 
 
 #: A failure message is a sentence plus echoes of the call: it may be longer than one echo.
@@ -55,6 +57,7 @@ def bounded(env: Envelope) -> Envelope:
     ``args``, ``cwd``, ``failure.message``/``hint``, ``guard_error.message`` and a refusal's
     ``stderr.raw``), so a 10 MB argument comes back as 256 characters and a marker, not eight
     times whole.  Applied after masking (a cut must not split a secret before it is masked)."""
+    env = shown(env)
     f, g = env.failure, env.guard_error
     update: dict[str, object] = {}
     for name, value in (("cmd", clip(env.cmd)), ("args", clip_all(env.args)), ("cwd", clip(env.cwd))):
@@ -70,9 +73,30 @@ def bounded(env: Envelope) -> Envelope:
     return env.model_copy(update=update) if update else env
 
 
+def shown(env: Envelope) -> Envelope:
+    """The echoes with an argument's bytes that are not UTF-8 (lone surrogates: a shell's argv,
+    surrogateescaped) as U+FFFD, so the envelope can be written as JSON (docs/envelope.md,
+    "Exact names"); the same envelope when there is none (the common case: one scan)."""
+    f, g = env.failure, env.guard_error
+    texts = [env.cmd, env.cwd, *env.args, env.stderr.raw, f.message if f else "", (f.hint or "") if f else "",
+             g.message if g else ""]
+    if not any(map(has_lone, texts)):
+        return env
+    update: dict[str, object] = {"cmd": display(env.cmd), "cwd": display(env.cwd),
+                                 "args": [display(a) for a in env.args],
+                                 "stderr": env.stderr.model_copy(update={"raw": display(env.stderr.raw)})}
+    if f is not None:
+        update["failure"] = f.model_copy(update={"message": display(f.message),
+                                                 "hint": display(f.hint) if f.hint else f.hint})
+    if g is not None:
+        update["guard_error"] = g.model_copy(update={"message": display(g.message)})
+    return env.model_copy(update=update)
+
+
 def bounded_dry_run(res: DryRunResult) -> DryRunResult:
     """``dry_run``'s message and hint, cut like an envelope's."""
-    message, hint = clip_opt(res.message, MESSAGE_LIMIT), clip_opt(res.hint, MESSAGE_LIMIT)
+    message = clip_opt(display(res.message) if res.message else res.message, MESSAGE_LIMIT)
+    hint = clip_opt(display(res.hint) if res.hint else res.hint, MESSAGE_LIMIT)
     if message == res.message and hint == res.hint:
         return res
     return res.model_copy(update={"message": message, "hint": hint})

@@ -20,7 +20,8 @@ from collections.abc import Iterable
 # characters a bare (unquoted) name never contains when a quoting program printed it
 _UNSAFE_BARE = re.compile(r"[\s'\"$`\\|&;<>()*?\[\]!\x00-\x1f\x7f]")
 # a value that one of them quotes (GNU also quotes = ^, uutils also { }; U+FFFD: a byte GNU wrote as \\377)
-_NEEDS_QUOTES = re.compile(r"[\ufffd\s'\"$`\\|&;<>()*?\[\]!{}^=\x00-\x1f\x7f]|^[#~]")
+# \udc80-\udcff: a byte that is not UTF-8, as the decoding keeps it (surrogateescape)
+_NEEDS_QUOTES = re.compile("[\ufffd\udc80-\udcff]|" r"[\s'\"$`\\|&;<>()*?\[\]!{}^=\x00-\x1f\x7f]|^[#~]")
 _QUOTE_CHARS = re.compile(r"['\"]")
 _ESCAPES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "a": 0x07, "b": 0x08, "f": 0x0C, "v": 0x0B, "e": 0x1B, "E": 0x1B,
             "\\": 0x5C, "'": 0x27, '"': 0x22, "?": 0x3F}
@@ -123,7 +124,7 @@ def word(text: str, start: int = 0) -> tuple[str, int, bool] | None:
                 return None
             out += bare.encode("utf-8", "surrogateescape")
             i = j
-    value = out.decode("utf-8", "replace")
+    value = out.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8 stays itself (truth/exact.py)
     return (value, i, quoted) if value else None
 
 

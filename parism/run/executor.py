@@ -149,8 +149,8 @@ class DirectLauncher:
     def start(self, spec: ExecSpec) -> Started:
         stdin = subprocess.DEVNULL if spec.stdin is None else stdin_file(spec.stdin)
         try:
-            proc = subprocess.Popen(
-                spec.argv, cwd=spec.cwd, env=spec.env, shell=False,
+            proc = subprocess.Popen(  # argv as bytes: an argument may hold bytes that are not UTF-8 (surrogateescape)
+                [os.fsencode(a) for a in spec.argv], cwd=os.fsencode(spec.cwd), env=spec.env, shell=False,
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, close_fds=True,
             )

@@ -13,7 +13,8 @@ without a word.  JSON-RPC 2.0 §5 and MCP (batches removed in 2025-06-18) say wh
   integer (answered with id null — it cannot be echoed), no or a non-string ``method``, a lone
   surrogate in the method or id, an id longer than :data:`MAX_ID_CHARS`, nesting deeper than the
   decoder takes (:data:`DEPTH_BOUND`);
-- ``-32602``: ``params`` not an object, a lone surrogate inside ``params``, a number longer
+- ``-32602``: ``params`` not an object, a lone surrogate inside ``params`` (but
+  U+DC80–U+DCFF in a ``tools/call``'s ``cmd``, ``args`` and ``cwd``: bytes that are not UTF-8), a number longer
   than :data:`MAX_NUMBER_CHARS` characters or too large for a float;
 - ``-32601`` for a method longer than any (the SDK would echo it whole in ``data``);
 - nothing for a notification (no ``id`` member), however malformed: it is logged.
@@ -138,9 +139,10 @@ def _request(obj: dict[str, Any], line: bytes) -> JSONRPCMessage | Refusal:
             return Refusal(None, INVALID_REQUEST, "Invalid Request: a lone UTF-16 surrogate in the id")
         if _has_lone_surrogate(method):
             return Refusal(rid, INVALID_REQUEST, "Invalid Request: a lone UTF-16 surrogate in the method")
-        if _has_lone_surrogate(params):
+        where = _lone_surrogate_at(method, params)
+        if where is not None:
             return Refusal(rid, INVALID_PARAMS, "Invalid params: a lone UTF-16 surrogate (\\ud800-\\udfff "
-                                                "without its pair) is not a character")
+                                                f"without its pair) is not a character{where}")
     try:
         return jsonrpc_message_adapter.validate_python(obj, by_name=False)
     except ValidationError as exc:
@@ -180,6 +182,33 @@ def _valid_id(rid: Any) -> bool:
     if isinstance(rid, bool):
         return False
     return isinstance(rid, int) or (isinstance(rid, str) and len(rid) <= MAX_ID_CHARS)
+
+
+#: The arguments of a command-running tool that are byte strings (docs/envelope.md, "Exact
+#: names"): in them a lone surrogate U+DC80–U+DCFF is a byte that is not UTF-8 (``\\udcff`` is
+#: 0xff, Python's ``surrogateescape``), passed to the program as that byte.
+BYTE_ARGUMENTS = ("cmd", "args", "cwd")
+_NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _lone_surrogate_at(method: str, params: Any) -> str | None:
+    """Where ``params`` hold a lone surrogate that is not allowed (None: nowhere): anywhere but
+    in a ``tools/call``'s byte arguments, and there any but U+DC80–U+DCFF."""
+    arguments = params.get("arguments") if method == "tools/call" and isinstance(params, dict) else None
+    if not isinstance(arguments, dict):
+        return "" if _has_lone_surrogate(params) else None
+    rest = {**params, "arguments": {k: v for k, v in arguments.items() if k not in BYTE_ARGUMENTS}}
+    if _has_lone_surrogate(rest):
+        return " (only cmd, args and cwd may hold \\udc80-\\udcff: a byte that is not UTF-8)"
+    for key in BYTE_ARGUMENTS:
+        value = arguments.get(key)
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str) and _NOT_A_BYTE.search(text):
+                return f" (in '{key}': only \\udc80-\\udcff, a byte 0x80-0xff that is not UTF-8, can be passed)"
+            if not isinstance(text, str) and _has_lone_surrogate(text):  # the options model refuses the type
+                return f" (in '{key}')"
+    return None
 
 
 def _has_lone_surrogate(value: Any) -> bool:

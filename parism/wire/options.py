@@ -17,6 +17,7 @@ is the part of a run that a cursor is bound to (projection + budget), hashed by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
@@ -217,9 +218,27 @@ def build(model: type[O], raw: Mapping[str, Any] | Any) -> O | OptionsError:
     if not isinstance(raw, Mapping):
         return OptionsError("", f"arguments must be an object, got {type(raw).__name__}")
     try:
-        return model.model_validate(dict(raw))
+        opts = model.model_validate(dict(raw))
     except ValidationError as exc:
         return _first_error(model, exc)
+    return _not_bytes(opts) or opts
+
+
+#: A lone surrogate that stands for no byte: ``surrogateescape`` (how Python reads a shell's
+#: argv, and how a JSON client writes a byte that is not UTF-8: ``\udcff``) uses U+DC80–U+DCFF only.
+_NOT_A_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _not_bytes(opts: StrictOptions) -> OptionsError | None:
+    """``cmd``, ``args`` and ``cwd`` are byte strings (docs/envelope.md, "Exact names"): a lone
+    surrogate U+DC80–U+DCFF is the byte 0x80–0xFF; any other cannot be passed to a program."""
+    texts = [(name, getattr(opts, name, None)) for name in ("cmd", "cwd")]
+    texts += [(f"args.{i}", a) for i, a in enumerate(getattr(opts, "args", None) or ())]
+    for param, text in texts:
+        if isinstance(text, str) and not text.isascii() and _NOT_A_BYTE.search(text):
+            return OptionsError(param, f"parameter '{param}' holds a lone surrogate that stands for no byte "
+                                       "(only \\udc80-\\udcff, a byte 0x80-0xff that is not UTF-8, can be passed)")
+    return None
 
 
 def _first_error(model: type[StrictOptions], exc: ValidationError) -> OptionsError:

@@ -22,7 +22,7 @@ REAL = [  # (printed, true name)
     ("'cr'$'\\r'", "cr\r"),
     ("'it'\\''s $x'", "it's $x"),  # GNU and uutils: an escaped quote between two quoted parts
     ("'both'\\''\"'", "both'\""),
-    ("''$'\\377'", "\ufffd"),  # GNU: a byte that is not UTF-8
+    ("''$'\\377'", "\udcff"),  # GNU: a byte that is not UTF-8, kept exactly (surrogateescape; issue #25)
     ("\"it's'$'\\t''tab\"", "it's\ttab"),  # uutils' double-quoted control character (its bug)
     ("\"q'nl'$'\\n\"", "q'nl\n"),
     ("'~home'", "~home"),

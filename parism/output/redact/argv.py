@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from parism.output.redact.engine import compile_re2
+from parism.output.exact import display
 
 # The flag name (without leading dashes) ends in a word that names a secret.
 _SECRET_FLAG = compile_re2(
@@ -47,7 +48,7 @@ def _is_secret_flag(flag: str) -> bool:
         and bool(name)
         and not name.lower().startswith("no-")
         and name.casefold().endswith(_SECRET_ENDINGS)
-        and _SECRET_FLAG.search(name) is not None
+        and _SECRET_FLAG.search(display(name)) is not None
     )
 
 

@@ -6,7 +6,8 @@ stages have pushed RE2 out of the CPU caches (about 0.4 ms per call in all). An 
 the argv once, clears the echoes it is told about with one gate pass over all of them
 (``Redactor.none_can_match``), and masks each distinct string at most once. What comes out is
 exactly what ``mask_args`` / ``mask_text`` give for the same arguments; nothing outlives the
-call that made the ``Echo``.
+call that made the ``Echo``. An echo is shown text: an argument's bytes that are not UTF-8 (lone
+surrogates) are echoed as U+FFFD (``truth.exact.display``), so every echo can be written as JSON.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Protocol
 
 from parism.wire.envelope import Failure
 from parism.output.redact.argv import argv_secrets
+from parism.output.exact import display
 
 
 class MaskedText(Protocol):
@@ -65,16 +67,16 @@ class Echo:
     def args(self) -> list[str]:
         """The arguments as they may be echoed: flag-positioned values and secret shapes masked."""
         if not self._redactor.enabled:
-            return list(self._args)
+            return [display(arg) for arg in self._args]
         self._clear(self._replaced)
-        return [self._mask(arg) for arg in self._replaced]
+        return [display(self._mask(arg)) for arg in self._replaced]
 
     def text(self, text: str) -> str:
         """An echo (message, hint, cmd, cwd, audit line) that may quote the arguments: every value
         ``args`` hides is removed literally, then the output patterns apply."""
         if not self._redactor.enabled or not text:
-            return text
-        return self._mask(self._unquoted(text))
+            return display(text)
+        return display(self._mask(self._unquoted(text)))
 
     def failure(self, failure: Failure) -> Failure:
         """A failure's echoes (message, hint) masked: each unquoted once, both cleared in one pass."""
@@ -83,6 +85,7 @@ class Echo:
             message, hint = (self._unquoted(t) if t else t for t in (message, hint))
             self._clear([t for t in (message, hint) if t])
             message, hint = (self._mask(t) if t else t for t in (message, hint))
+        message, hint = (display(t) if t else t for t in (message, hint))
         return failure.model_copy(update={"message": message, "hint": hint or None})
 
     def _unquoted(self, text: str) -> str:

@@ -13,7 +13,10 @@ Why it is built this way:
 - an invalid user pattern is a configuration problem (``problems()``), not a silent skip; until
   it is fixed every ``mask`` call withholds its text;
 - what ``mask`` masked once stays masked: its values are remembered, hashed (``memory.py``), and
-  any slice of 12+ characters of them is masked in every later text of the same redactor.
+  any slice of 12+ characters of them is masked in every later text of the same redactor;
+- a text may hold lone surrogates (bytes that are not UTF-8, ``surrogateescape``; an argument a
+  shell passed): RE2 reads UTF-8 only, so the rules run on its display form (each surrogate as
+  U+FFFD, one code point for one) and the spans found there are masked in the text itself.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from parism.output.redact.engine import (
 from parism.output.redact.kube import KIND_SECRET_SOURCE, secret_data_spans
 from parism.output.redact.memory import SecretMemory
 from parism.output.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
+from parism.output.exact import display
 
 DEFAULT_MARKER = "[REDACTED]"
 FALLBACK_TIME_LIMIT_S = 0.25  # total budget of the fallback patterns for one text
@@ -148,6 +152,7 @@ class Redactor:
         """Every rule's hits in ``text`` (unmerged), or why the text must be withheld."""
         if self._problems:
             return Found([], "invalid redaction pattern: " + "; ".join(self._problems), False)
+        text = display(text)  # same offsets; what RE2 can read
         chosen = _GATE.select(text) if self._use_builtin_rules else frozenset()
         rules = [rule for i, rule in enumerate(_DEFAULTS) if i in chosen] + self._user + (
             _TAILS if truncated and self._use_builtin_rules else [])
@@ -179,10 +184,11 @@ class Redactor:
         found = self.find(text, truncated=truncated)
         if found.withheld_reason is not None:
             return Masked("", 0, found.withheld_reason, found.fallback_ran)
+        shown = display(text)  # the text the rules read (``find``); its offsets are the text's
         spans = merge([(h.start, h.end) for h in found.hits])
         for start, end in spans:
-            self.memory.remember(text[start:end])
-        spans = merge(spans + self.memory.spans(text))  # slices of what was masked before
+            self.memory.remember(shown[start:end])
+        spans = merge(spans + self.memory.spans(shown))  # slices of what was masked before
         return Masked(replace_spans(text, spans, self.marker), len(spans), None, found.fallback_ran)
 
     def none_can_match(self, texts: Sequence[str]) -> bool:
@@ -196,7 +202,7 @@ class Redactor:
         anything, so with user patterns (or invalid ones) the answer is always False."""
         if self._user or self._problems or not self.enabled:
             return False
-        joined = "\n".join(texts)
+        joined = display("\n".join(texts))
         return (not self._use_builtin_rules or not _GATE.select(joined)) and not self.memory.spans(joined)
 
     def echo(self, args: Sequence[str], cmd: str | None = None, *, expected: Sequence[str] = ()) -> Echo:

@@ -37,7 +37,8 @@ from parism.output.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_t
 #: parser id → {derived field: the printed field of the same row it is computed from}.
 DERIVED: dict[str, dict[str, str]] = {
     "ls": {"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode",
-           "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size"},
+           "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size",
+           "accessed_at": "accessed_raw", "changed_at": "changed_raw", "birth_at": "birth_raw"},
     "ps": {},
     "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
     "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},

@@ -70,7 +70,8 @@ def fields_of(opts: RunOptions) -> list[tuple[str, str]]:
 
 def check_fields(opts: RunOptions, known: set[str]) -> Failure | None:
     for param, name in fields_of(opts):
-        if name not in known:
+        # any text field may carry the exact bytes beside it (docs/envelope.md, "Exact names")
+        if name not in known and not (name.endswith("_b64") and name[:-4] in known):
             return refusal("unknown_field", f"unknown field '{name}' in {param} (valid: {_names(known)})")
     return None
 

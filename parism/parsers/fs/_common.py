@@ -96,7 +96,7 @@ def unescape_c(text: str) -> str:
         else:
             out += nxt.encode("utf-8", "surrogateescape")
             i += 2
-    return out.decode("utf-8", "replace")
+    return out.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8 stays itself (truth/exact.py)
 
 
 _OCTAL = re.compile(r"\\([0-7]{3})")
@@ -113,7 +113,7 @@ def decode_octal(text: str) -> str:
         out.append(int(m.group(1), 8) & 0xFF)
         pos = m.end()
     out += text[pos:].encode("utf-8", "surrogateescape")
-    return out.decode("utf-8", "replace")
+    return out.decode("utf-8", "surrogateescape")
 
 
 def split_unescaped(text: str, sep: str) -> tuple[str, str] | None:

@@ -41,6 +41,12 @@ class LsEntry(BaseModel):
     blocks: str | None = None
     modified_raw: str | None = None
     modified_at: str | None = None
+    accessed_raw: str | None = None  # -u, --time=atime: the time column is the access time
+    accessed_at: str | None = None
+    changed_raw: str | None = None  # -c, --time=ctime
+    changed_at: str | None = None
+    birth_raw: str | None = None  # --time=birth
+    birth_at: str | None = None
     indicator: str | None = None
 
 
@@ -56,3 +62,4 @@ class LsResult(BaseModel):
     warnings: list[str] | None = None
     unresolved: list[str] | None = None
     hint_args: list[str] | None = None
+    time_zone: str | None = None

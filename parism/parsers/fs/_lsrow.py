@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from parism.parsers.contract import Unsupported
 from parism.parsers.dates import day_month_to_iso, listing_date_to_iso
 from parism.parsers.fs._common import (
     MODE_RE,
@@ -40,9 +41,13 @@ _DATE = (
 )
 _SIZE = r"(?:\d+(?:[.,]\d+)?[KMGTPEZYkB]?i?|\d+,\s*\d+|0x[0-9a-fA-F]+)"
 _PREFIX = r"(?:\s*(?P<inode>\d+)\s+)?(?:\s*(?P<blocks>\d+(?:[.,]\d+)?[KMGTPEZYk]?)\s+)?"
+_IDS = r"(?P<owner>\S+)\s+(?:(?P<group>\S+)\s+)?"
+# The id columns a listing prints (``RowStyle.ids``): -g drops the owner, -o/-G the group, both
+# leave none; the group never matches where it is not printed (a device's major is no group).
+_IDS_OF = {2: _IDS, 1: r"(?P<owner>\S+)\s+(?:(?P<group>(?!))\s+)?", 0: r"(?:(?P<owner>(?!)))?(?:(?P<group>(?!)))?"}
 _BODY = (
     r"(?P<mode>" + MODE_RE + r")(?P<attr>[.@+]?)\s+(?P<links>\d+)\s+"
-    r"(?P<owner>\S+)\s+(?:(?P<group>\S+)\s+)?(?P<size>" + _SIZE + r")\s+(?P<date>" + _DATE + r") (?P<name>.*)$"
+    + _IDS + r"(?P<size>" + _SIZE + r")\s+(?P<date>" + _DATE + r") (?P<name>.*)$"
 )
 ROW_RE = re.compile(r"^" + _PREFIX + r"\s*" + _BODY)
 # ls -lZ: the security context (one token: "?" or "user:role:type:level") between group and size
@@ -54,6 +59,15 @@ _WEEKDAY = re.compile(r"[A-Za-z]{3} (?=[A-Za-z]{3} )")
 # which cost a fifth of the match.
 _BARE_ROW_RE = re.compile(r"^" + _BODY)
 _MODE_START = frozenset("-bcdlpsDwn?")
+
+
+def _regexes(ids: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(ROW_RE, _BARE_ROW_RE, _CONTEXT_ROW_RE) for a listing with ``ids`` id columns."""
+    body = _BODY.replace(_IDS, _IDS_OF[ids])
+    ctx = body.replace(r"(?:(?P<group>\S+)\s+)?", r"(?:(?P<group>\S+)\s+)?(?P<context>\S+)\s+") if ids == 2 else \
+        body.replace(r"(?P<size>", r"(?P<context>\S+)\s+(?P<size>", 1)
+    return (re.compile(r"^" + _PREFIX + r"\s*" + body), re.compile(r"^" + body),
+            re.compile(r"^" + _PREFIX + r"\s*" + ctx))
 _UNSEEN = object()  # a cache miss (None is a cached "not a mode" / "no ISO form")
 # ``RowParser.rows``: the keys of a common row after its mode head and attribute, in ``_fill``'s
 # order; a mode token; the first branch of _DATE, its fields joined by single spaces
@@ -102,6 +116,8 @@ class RowStyle:
     has_blocks: bool = False
     classify: bool = False  # -F / -p / --file-type: indicator after names
     context: bool = False  # -Z / --context: a security-context column
+    ids: int = 2  # id columns printed: 2 (owner group), 1 (-g: group; -o/-G: owner), 0 (-go)
+    indicator: str | None = None  # "slash" (-p), "file-type" (--file-type), "classify" (-F)
 
 
 def decode_name(text: str, style: RowStyle) -> str:
@@ -124,11 +140,76 @@ def _split_link(name: str, style: RowStyle, row: dict[str, object]) -> tuple[str
     return split_link(name, size if isinstance(size, int) else None)
 
 
-def strip_indicator(name: str, style: RowStyle) -> tuple[str, str | None]:
-    """Remove the ``-F``/``-p`` indicator (``/ * @ | =``); return (name, indicator)."""
-    if style.classify and name and name[-1] in "/*@|=>" and len(name) > 1:
+#: The characters each indicator style appends (GNU ls: ``indicator_style``).
+INDICATORS = {"slash": "/", "file-type": "/@|=>", "classify": "/*@|=>"}
+
+
+def expected_indicator(mode: str, style: RowStyle) -> str | None:
+    """The indicator ``ls`` appends to a long row's name, known from its mode: ``/`` for a
+    directory; with file-type and classify ``|`` (FIFO), ``=`` (socket), ``>`` (door); with
+    classify ``*`` for a regular file any execute bit is set on. A symlink's name gets none."""
+    kind = mode[:1]
+    if style.indicator is None or kind == "l":
+        return None
+    if kind == "d":
+        return "/"
+    if style.indicator == "slash":
+        return None
+    if kind in "psD":
+        return {"p": "|", "s": "=", "D": ">"}[kind]
+    if kind == "-" and style.indicator == "classify" and len(mode) >= 10 and (
+            mode[3] in "xs" or mode[6] in "xs" or mode[9] in "xt"):
+        return "*"
+    return None
+
+
+def _after_quote(name: str) -> tuple[str, str | None]:
+    """``"a*"*`` (C quoting) → (``"a*"``, ``*``): the indicator is outside the quotes."""
+    if len(name) >= 3 and name[0] == '"' and name[-1] != '"' and name[-2] == '"' and name[-1] in "/*@|=>":
         return name[:-1], name[-1]
     return name, None
+
+
+def strip_indicator(name: str, style: RowStyle, mode: str | None = None) -> tuple[str, str | None]:
+    """Remove the indicator the style appended, and only that one; return (name, indicator).
+
+    A long row (``mode``) gets exactly :func:`expected_indicator`'s character stripped, so a
+    ``*`` that is part of a name stays. A name list has no mode: there a ``/`` is always the
+    indicator (no name holds one) and, C-quoted, whatever follows the closing quote; the other
+    characters are refused before (``ls._supports``) unless the names are C-quoted."""
+    if style.indicator is None or len(name) < 2:
+        return name, None
+    if style.c_quoted:
+        return _after_quote(name)
+    if mode is not None:
+        want = expected_indicator(mode, style)
+        if want is not None and name.endswith(want):
+            return name[:-1], want
+        return name, None
+    if name[-1] == "/":
+        return name[:-1], "/"
+    return name, None
+
+
+def strip_target_indicator(target: str, style: RowStyle, row: dict[str, object]) -> str:
+    """A symlink's target with the indicator of *its* file type removed (``-F``/``--file-type``:
+    ``lnd -> d/``, ``lnexe -> exe*``; ``-p`` marks none). The type is not in the row, but the
+    link's size is the target's length in bytes: one byte more is the indicator. Without an
+    exact size (``-h`` above 1023 bytes) a trailing indicator character cannot be placed:
+    ``Unsupported``."""
+    if style.indicator not in ("file-type", "classify") or not target:
+        return target
+    if style.c_quoted:
+        return _after_quote(target)[0]
+    if target[-1] not in INDICATORS[style.indicator]:
+        return target
+    size = row.get("size_bytes")
+    if not isinstance(size, int):
+        raise Unsupported("ls: a symlink's target ends with an indicator character and its size is not exact, "
+                          "so where the target ends is unknown; use -Q (or drop -h)",
+                          hint_args=["--quoting-style=c"])
+    length = len(decode_name(target, style).encode("utf-8", "surrogateescape"))
+    return target[:-1] if length == size + 1 else target
 
 
 class RowParser:
@@ -141,7 +222,9 @@ class RowParser:
     def __init__(self, style: RowStyle, now_year: int | None) -> None:
         self.style = style
         self.now_year = now_year
-        self.plain = not (style.classify or style.escaped or style.c_quoted or style.context)
+        self.plain = not (style.classify or style.escaped or style.c_quoted or style.context) and style.ids == 2
+        self._row_re, self._bare_re, self._context_re = (ROW_RE, _BARE_ROW_RE, _CONTEXT_ROW_RE) if style.ids == 2 \
+            else _regexes(style.ids)
         self.prefixed = style.has_inode or style.has_blocks
         self._modes = _MODES
         self._templates = _TEMPLATES
@@ -248,18 +331,18 @@ class RowParser:
         if self.style.context:
             return self._context_row(line)
         if line[:1] in _MODE_START:
-            m = _BARE_ROW_RE.match(line)
+            m = self._bare_re.match(line)
             if m is None:
                 return self._unknown(line)
             return self._fill(*m.groups())
-        m = ROW_RE.match(line)
+        m = self._row_re.match(line)
         if m is None:
             return self._unknown(line)
         inode, blocks, mode, attr, links, owner, group, size, raw_date, name = m.groups()
         return self._fill(mode, attr, links, owner, group, size, raw_date, name, (inode, blocks))
 
     def _context_row(self, line: str) -> dict[str, object] | None:
-        m = _CONTEXT_ROW_RE.match(line)
+        m = self._context_re.match(line)
         if m is None:
             return self._unknown(line)
         g = m.group
@@ -277,7 +360,8 @@ class RowParser:
         if attr:
             row["attr"] = attr
         row["links"] = int(links)
-        row["owner"] = owner
+        if owner is not None:
+            row["owner"] = owner
         if group is not None:
             row["group"] = group
         if size.isdigit():
@@ -347,10 +431,13 @@ def set_name(row: dict[str, object], raw_name: str, style: RowStyle) -> str | No
         name, target, ambiguous = _split_link(raw_name, style, row)
         if ambiguous:
             row["ambiguous_link"] = True
-    name, ind = strip_indicator(name, style) if target is None else (name, None)
+    mode = row.get("mode")
+    name, ind = strip_indicator(name, style, mode if isinstance(mode, str) else None) if target is None else (name, None)
     if target is not None:
-        target, _ = strip_indicator(target, style)
+        target = strip_target_indicator(target, style, row)
     row["name"] = decode_name(name, style)
+    if ind is not None:
+        row["indicator"] = ind
     if target is not None:
         row["target"] = decode_name(target, style)
     return ind

@@ -8,9 +8,13 @@ Schema::
                 mode_octal?: "0755", setuid?, setgid?, sticky?, links?, owner?, group?,
                 size_bytes?, size?: "4.0K", size_bytes_approx?, major?, minor?, inode?, blocks?,
                 context?: "?"|"system_u:object_r:…" (-lZ),
-                modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO,
+                modified_raw?: "Mar  6 09:23" (whitespace collapsed), modified_at?: ISO (the mtime only;
+                -u: accessed_raw/accessed_at, -c: changed_raw/changed_at, --time=birth: birth_*),
                 indicator?: "/"|"*"|"@"|"|"|"=", stat_failed?: true (ls printed "?" fields)}],
-     totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str]}
+     totals?: [{directory?, total}], warnings?: [str], unresolved?: [str], hint_args?: [str],
+     time_zone?: the zone the times were printed in (a run; docs/envelope.md, "Time rule")}
+
+Which flag changes which column, and how each is read or refused: :data:`COLUMN_FLAGS`.
 
 Names with newlines: in long listings a line that is not a row continues the previous name
 (the row layout makes that unambiguous unless the continuation itself looks like a row; a
@@ -32,6 +36,7 @@ from parism.parsers.fs._lsrow import (
     RowStyle,
     decode_name,
     strip_indicator,
+    strip_target_indicator,
 )
 from parism.parsers import shellquote
 from parism.parsers.hints import drop_args
@@ -71,6 +76,70 @@ _DISPLAY_LONG = ("--context", "--author", "--format", "--time-style", "--quoting
                  "--hyperlink")
 
 
+#: The flags that rename, move or remove a long listing's columns or decorate its names, and how
+#: the parse reads each one (docs/parsers.md, "ls"). Each row has a live test against the kernel
+#: (``os.lstat``): tests/parsers/fs/test_ls_flags_live.py. A flag not read right is refused.
+COLUMN_FLAGS: dict[str, str] = {
+    "-u, --time=atime|access|use": "the time column is the access time: accessed_raw, accessed_at",
+    "-c, --time=ctime|status": "the time column is the status change time: changed_raw, changed_at",
+    "--time=birth|creation": "the time column is the birth time: birth_raw, birth_at",
+    "--time=mtime|modification": "the modification time (the default): modified_raw, modified_at, "
+                                 "which are only ever the mtime; the last of -u, -c, --time wins, as in ls",
+    "-g": "no owner column: the one id column is the group",
+    "-o, -G, --no-group": "no group column: the one id column is the owner (-go, -gG: none)",
+    "-n, --numeric-uid-gid": "owner and group hold the numeric ids as printed (\"0\"), never names; the "
+                             "host-side id correction keeps them numbers",
+    "devices": "major, minor from 'MAJ, MIN' in the size column, with as many id columns as printed",
+    "-F, --classify, --indicator-style=classify": "long: only the indicator the entry's mode implies is "
+        "stripped (/ directory, * executable, | FIFO, = socket, > door); a symlink's target loses its "
+        "indicator only when its length is the link's size plus one; names only: refused unless C-quoted",
+    "--file-type, --indicator-style=file-type": "as -F without *",
+    "-p, --indicator-style=slash": "only / after directories (no name holds one); targets get none",
+    "-R, several operands": "'dir:' headers; a name's newline lines are joined to it, but a line ending in ':' "
+                            "among them cannot be told from the header of a directory whose name a newline "
+                            "split: refused without -b",
+    "names only (no -l)": "one name per line; a blank line or a break of the C name order shows a "
+                          "name with a newline: no entry is reported (unresolved, hint -b). A newline whose "
+                          "two parts keep the order is invisible in the text: after a run the host looks "
+                          "each name up (run/truth/listed.py: one that is not there, or is listed twice, "
+                          "refuses the list); saved text cannot be checked: -b (or -l) is the exact form",
+    "-b, --escape, -Q, --quote-name, --quoting-style=escape|c": "names and targets decoded to their exact bytes",
+    "-i, -s": "inode and blocks columns before the mode",
+    "-Z, --context": "a security-context column after the group (long listings only)",
+}
+
+_TIME_FIELD = {"-u": "accessed", "-c": "changed"}
+_TIME_VALUES = {"atime": "accessed", "access": "accessed", "use": "accessed", "ctime": "changed",
+                "status": "changed", "birth": "birth", "creation": "birth", "mtime": "modified",
+                "modification": "modified"}
+
+
+def time_field(tokens: Tokens) -> str:
+    """Which time a long row shows: the last of -u, -c and --time wins."""
+    field = "modified"
+    for t in tokens.flags:
+        if t.name in _TIME_FIELD:
+            field = _TIME_FIELD[t.name]
+        elif t.name == "--time" and t.value in _TIME_VALUES:
+            field = _TIME_VALUES[t.value]
+    return field
+
+
+def _indicator(tokens: Tokens) -> str | None:
+    """The indicator style: the last of -F, -p, --file-type, --indicator-style wins."""
+    style: str | None = None
+    for t in tokens.flags:
+        if t.name in ("-F", "--classify"):
+            style = "classify"
+        elif t.name == "-p":
+            style = "slash"
+        elif t.name == "--file-type":
+            style = "file-type"
+        elif t.name == "--indicator-style" and t.value is not None:
+            style = None if t.value == "none" else t.value
+    return style
+
+
 def _supports(tokens: Tokens) -> str | None:
     for name in ("-C", "-x", "-m"):
         if tokens.has(name):
@@ -82,6 +151,9 @@ def _supports(tokens: Tokens) -> str | None:
             return "the security context is read in long listings only (ls -lZ)"
         if tokens.has("-e"):
             return "'-e' (BusyBox: full date and time) is read in long listings only (ls -le)"
+        if _indicator(tokens) in ("classify", "file-type") and not _style(tokens).c_quoted:
+            return ("a name list's indicator (* @ | = >) cannot be told from the name's own last character; "
+                    "add --quoting-style=c (the indicator then follows the quotes), use -p, or a long listing")
     return None
 
 
@@ -92,8 +164,11 @@ def _custom_time_style(args: list[str]) -> bool:
 
 def _hint(args: list[str]) -> list[str]:
     """Without the display flags not read; a ``+FORMAT`` time style becomes ``full-iso``
-    (the same instants, in a form read exactly)."""
+    (the same instants, in a form read exactly); a name list's -F/--file-type gets C quoting."""
     kept = drop_args(args, _DISPLAY_SHORT, _DISPLAY_LONG, valued=("--format", "--time-style", "--quoting-style"))
+    if any(a in ("-F", "--classify", "--file-type") or a.startswith("--indicator-style=") for a in args) and \
+            not any(a in ("-l", "-n", "-g", "-o") or a.startswith("--format") for a in args):
+        kept = [*kept, "--quoting-style=c"]
     return ["--time-style=full-iso", *kept] if _custom_time_style(args) else kept
 
 
@@ -110,8 +185,9 @@ def _style(tokens: Tokens) -> RowStyle:
         context=tokens.has("-Z", "--context"),
         has_inode=tokens.has("-i", "--inode"),
         has_blocks=tokens.has("-s", "--size"),
-        classify=tokens.has("-F", "-p", "--classify", "--file-type")
-        or any(v != "none" for v in tokens.values("--indicator-style")),
+        classify=_indicator(tokens) is not None,
+        ids=(0 if tokens.has("-g") else 1) + (0 if tokens.has("-o", "-G", "--no-group") else 1),
+        indicator=_indicator(tokens),
     )
 
 
@@ -132,8 +208,9 @@ _SORT_FLAGS = ("-t", "-S", "-U", "-f", "-v", "-X", "-r", "-c", "-u", "--sort", "
 
 
 def _name_sorted(tokens: Tokens) -> bool:
-    """Whether ls sorted by name (its default), so that the listing must be in name order."""
-    return not tokens.has(*_SORT_FLAGS)
+    """Whether ls sorted by name (its default, or reversed by -r alone), so that the listing must
+    be in name order."""
+    return not tokens.has(*(f for f in _SORT_FLAGS if f not in ("-r", "--reverse")))
 
 
 _TOTAL_WORDS = "|".join(sorted(set(TOTAL_WORDS.values())))
@@ -154,6 +231,7 @@ class _Reader:
         self.totals: list[dict[str, object]] = []
         self.warnings: list[str] = []
         self.directory: str | None = None
+        self.printed: list[str] | None = None  # a name list out of name order: its lines (short)
         self._more: list[str] = []  # the last long row's name (or target) and its continuation lines
         self._more_key = "name"
 
@@ -223,6 +301,13 @@ class _Reader:
                 blanks = 0
                 continue
             if self.entries and not self.style.escaped and not self.style.c_quoted:
+                if self.sectioned and row is None and line.endswith(":"):
+                    # "./d" then "x:": the header of a directory whose name holds a newline, or a
+                    # name's own line; which one the text cannot say
+                    raise Unsupported("ls: a line ending in ':' that is not a header follows a name in a "
+                                      "listing with 'dir:' headers: a directory name with a newline, or a "
+                                      "file name's own line; rerun with -b to read names exactly",
+                                      hint_args=drop_args(self.pin.sub_args, add=["-b"]))
                 self._continue(blanks, None if row is not None else line)
                 continued += 1
             elif row is None:
@@ -247,15 +332,26 @@ class _Reader:
         if not self._more:
             last = self.entries[-1]
             self._more_key = "target" if "target" in last else "name"
-            self._more.append(str(last[self._more_key]))
+            # the indicator follows the whole name: put back what the first line lost (-F)
+            shown = str(last[self._more_key]) + (str(last.pop("indicator", "")) if self._more_key == "name" else "")
+            self._more.append(shown)
         self._more += [""] * blanks
         if text is not None:
             self._more.append(text)
 
     def _flush(self) -> None:
         if self._more:
-            self.entries[-1][self._more_key] = "\n".join(self._more)
+            row, joined = self.entries[-1], "\n".join(self._more)
             self._more = []
+            if self.style.indicator is None:
+                row[self._more_key] = joined
+            elif self._more_key == "target":
+                row["target"] = strip_target_indicator(joined, self.style, row)
+            else:
+                mode = row.get("mode")
+                row["name"], ind = strip_indicator(joined, self.style, mode if isinstance(mode, str) else None)
+                if ind is not None:
+                    row["indicator"] = ind
 
     def short(self) -> list[str] | None:
         """Name lists. Returns the unresolved lines when names are ambiguous, else None."""
@@ -263,7 +359,9 @@ class _Reader:
         ambiguous = False
         printed: list[str] = []
         check_order = not (self.style.escaped or self.style.c_quoted) and _name_sorted(self.pin.tokens)
-        previous: str | None = None
+        previous: bytes | None = None
+        out_of_order = False
+        reverse = self.pin.tokens.has("-r", "--reverse")
         for i, line in enumerate(self.lines):
             if line == "":
                 blanks += 1
@@ -281,11 +379,15 @@ class _Reader:
             printed.append(line)
             row = self._name_row(line)
             name = str(row["name"])
-            if check_order and previous is not None and name < previous and not self.warnings:
+            key = name.encode("utf-8", "surrogateescape")  # C.UTF-8 sorts by bytes
+            if check_order and previous is not None and (key > previous if reverse else key < previous) \
+                    and not out_of_order:
+                out_of_order = True
                 self.warnings.append(
                     f"possible_names_with_newlines: line {i + 1} breaks the C-locale name order, so a name "
-                    "may contain a newline (or the listing was sorted in another locale); rerun with -b to be sure")
-            previous = name
+                    "may contain a newline (or the listing was sorted in another locale); no entry is "
+                    "reported. Rerun with -b to read names exactly")
+            previous = key
             self._add(row)
         if blanks:
             ambiguous = True
@@ -295,6 +397,8 @@ class _Reader:
                 "names_with_newlines: blank lines show that some names contain newlines, so where "
                 "one name ends is unknown; no entry is reported. Rerun with -b to read names exactly")
             return printed
+        if out_of_order:  # no entry unless the names turn out to be shell-quoted words (parse)
+            self.printed = printed
         return None
 
     def _name_row(self, line: str) -> dict[str, object]:
@@ -307,7 +411,7 @@ class _Reader:
                     break
                 row[key] = int(m.group(1)) if key == "inode" else m.group(1)
                 text = m.group(2)
-        name, ind = strip_indicator(text, self.style)
+        name, ind = strip_indicator(text, self.style)  # no mode: only what a name list can hold
         row["name"] = decode_name(name, self.style)
         if ind is not None:
             row["indicator"] = ind
@@ -329,6 +433,22 @@ def _unquote(reader: _Reader) -> None:
     reader.warnings.append(shellquote.WARNING)
 
 
+def _columns(entries: list[dict[str, object]], tokens: Tokens) -> None:
+    """What the flags made of the columns (:data:`COLUMN_FLAGS`): the time shown and the one id
+    column of -g. One pass, only when a flag applies."""
+    when = time_field(tokens)
+    group_only = tokens.has("-g") and not tokens.has("-o", "-G", "--no-group")
+    if when == "modified" and not group_only:
+        return
+    for row in entries:
+        if when != "modified":
+            for old, new in (("modified_raw", f"{when}_raw"), ("modified_at", f"{when}_at")):
+                if old in row:
+                    row[new] = row.pop(old)
+        if group_only and "owner" in row:
+            row["group"] = row.pop("owner")
+
+
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
     lines = split_lines(text)
     reader = _Reader(lines, pin)
@@ -344,6 +464,10 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
         unresolved = reader.short()
     if not (reader.style.escaped or reader.style.c_quoted) and ("'" in text or '"' in text):
         _unquote(reader)
+    if reader.printed is not None and any(w.startswith("possible_names_with_newlines") for w in reader.warnings):
+        reader.entries, unresolved = [], reader.printed  # out of name order: never invent entries
+    if _is_long(pin.tokens):
+        _columns(reader.entries, pin.tokens)
     out: dict[str, object] = {"entries": reader.entries}
     if reader.totals:
         out["totals"] = reader.totals

@@ -9,13 +9,15 @@ Schema::
 Which counts a row holds comes from the flags, in the order wc prints them (lines, words,
 chars, bytes, max line length); no counter flag means the default three (lines words bytes).
 ``file`` is null for standard input. The ``total`` row (several files, or ``--total=always``)
-is reported apart from the entries, never as a file named "total" (German: "insgesamt").  Names in shell quoting are
+is reported apart from the entries, never as a file named "total" (German: "insgesamt").  The name is
+everything after the one space that follows the last count (leading spaces are part of it).  Names in shell quoting are
 decoded: all of them when uutils ``wc`` quoted the listing (``'a b'``, a warning says so), and
 the newline names GNU ``wc`` quotes (``'a'$'\\n''b'``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,6 +36,16 @@ COUNTERS = (  # (field, short flag, long flag) in output order
     ("max_line_length", "-L", "--max-line-length"),
 )
 
+
+#: The flags that choose wc's columns and how the parse reads each (docs/parsers.md, "wc"); the
+#: live tests are in tests/parsers/fs/test_truth_live.py and tests/parsers/test_live_fs.py.
+COLUMN_FLAGS: dict[str, str] = {
+    "-l, -w, -m, -c, -L (and long forms)": "the counts shown, always in wc's order lines, words, chars, bytes, "
+                                            "max_line_length, whatever the order of the flags; none: lines words bytes",
+    "--total=auto|always|only|never": "the total row is reported apart (total), never as a file named 'total'",
+    "names": "everything after the one space that follows the last count, leading spaces included; "
+             "shell-quoted names (GNU's newline names, uutils) decoded to their exact bytes",
+}
 
 _TOTAL_NAMES = frozenset(TOTAL_WORDS.values())  # "total", German "insgesamt"
 
@@ -56,6 +68,21 @@ class WcResult(BaseModel):
     warnings: list[str] | None = None
 
 
+_ROW: dict[int, re.Pattern[str]] = {}
+
+
+def _counts_and_name(line: str, n: int) -> list[str] | None:
+    """``n`` counts, then exactly one space and the name, which keeps its own leading spaces
+    (GNU, BusyBox and BSD ``wc`` all print one space before it: ``3   lead`` is ``'  lead'``)."""
+    pattern = _ROW.get(n)
+    if pattern is None:
+        pattern = _ROW[n] = re.compile(r"[ \t]*(\d+)" + r"[ \t]+(\d+)" * (n - 1) + r"(?: (.+))?")
+    m = pattern.fullmatch(line.rstrip("\r"))
+    if m is None:
+        return None
+    return [g for g in m.groups() if g is not None]
+
+
 def columns(pin: ParseInput) -> list[str]:
     chosen = [name for name, short, long in COUNTERS if pin.tokens.has(short, long)]
     return chosen or ["lines", "words", "bytes"]
@@ -69,7 +96,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
     for line in split_lines(text)[0]:
         if not line.strip():
             continue
-        parts = split_row(line, len(cols) + 1) or split_row(line, len(cols))
+        parts = _counts_and_name(line, len(cols)) or split_row(line, len(cols) + 1) or split_row(line, len(cols))
         counts = [to_int(p) for p in (parts or [])[: len(cols)]]
         if not parts or None in counts or len(counts) != len(cols):
             raise Unrecognized(f"wc: line is not {len(cols)} count(s) and a name: {line[:80]!r}")

@@ -80,13 +80,14 @@ def _ls(args: list[str], parsed: dict[str, Any], cwd: str, namespace: str, tally
     follow = any(a in ("-L", "--dereference") for a in args)
     fixed = []
     for row in entries:
-        if not (_overflow(row.get("owner")) or _overflow(row.get("group"))):
+        keys = ("owner", "group")
+        if not (_overflow(row.get(keys[0])) or _overflow(row.get(keys[1]))):
             fixed.append(row)
             continue
         base = row.get("directory") or single or ""
         path = os.path.join(cwd, base, str(row.get("name", "")))
         st = _stat(path, follow)
-        fixed.append(_owner_fields(row, st, ("owner", "group"), tally))
+        fixed.append(_owner_fields(row, st, keys, tally))
     return {**parsed, "entries": fixed}
 
 

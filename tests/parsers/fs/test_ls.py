@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from parism.parsers import registry
 from parism.parsers.dates import infer_year, listing_date_to_iso
 from tests.parsers.fs._util import err, ok
 
@@ -93,8 +94,14 @@ def test_name_list_with_blank_line_invents_nothing() -> None:
 
 
 def test_everyday_forms_are_accepted() -> None:
-    for argv in (["ls"], ["ls", "-1"], ["ls", "-R"], ["ls", "-F"], ["ls", "-a"], ["ls", "-t"]):
+    for argv in (["ls"], ["ls", "-1"], ["ls", "-R"], ["ls", "-p"], ["ls", "-a"], ["ls", "-t"]):
         assert ok(argv, "x\n")["entries"][0]["name"] == "x", argv
+    # a name list under -F: "a*" is an executable "a" or a file named "a*" — refused, with C quoting
+    # as the way to an exact answer (issue #25; the quoted form is read: tests/parsers/fs/test_ls_flags_live.py)
+    out = registry.parse("ls", ["-F"], "x*\n", "linux", strict_schemas=True, now_year=2026)
+    assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+    assert out.parse_error.hint is not None and out.parse_error.hint.args == ["-F", "--quoting-style=c"]
+    assert ok(["ls", "-F", "--quoting-style=c"], '"x*"*\n')["entries"][0] == {"name": "x*", "indicator": "*", "type": "file"}
     for argv in (["ls", "-la"], ["ls", "-alh"], ["ls", "-lah"], ["ls", "-alR", "/usr"], ["ls", "-ltr"],
                  ["ls", "-lS"], ["ls", "--color=never", "-l"], ["ls", "-l", "--time-style=long-iso"]):
         assert len(ok(argv, SPECIAL)["entries"]) == 12, argv

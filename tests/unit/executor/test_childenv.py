@@ -15,9 +15,18 @@ def test_allowlist_then_deny_patterns_then_forced() -> None:
         "KUBECONFIG": "/k", "EDITOR": "vim", "LC_ALL": "fr_FR", "MY_TOOL_HOME": "/opt/t",
     }
     ce = build_env(source, allow=["MY_TOOL_HOME", "GITHUB_TOKEN"], patterns=["TOKEN", "KEY", "AUTH", "_URL"])
-    assert ce.env == {"PATH": "/usr/bin", "HOME": "/home/u", "USER": "u", "MY_TOOL_HOME": "/opt/t", **FORCED}
+    # TZ is the caller's, not forced (docs/envelope.md, "Time rule"): none given, so UTC
+    assert ce.env == {"PATH": "/usr/bin", "HOME": "/home/u", "USER": "u", "MY_TOOL_HOME": "/opt/t", **FORCED,
+                      "TZ": "UTC"}
     assert ce.stripped == ["DATABASE_URL", "GITHUB_TOKEN", "OPENAI_API_KEY", "SSH_AUTH_SOCK"]
     assert ce.env["LC_ALL"] == "C.UTF-8" and ce.env["GIT_CONFIG_GLOBAL"] == "/dev/null"
+
+
+def test_the_callers_zone_passes_and_an_unknown_one_is_a_problem() -> None:
+    ce = build_env({"TZ": "Asia/Kathmandu"})
+    assert ce.env["TZ"] == "Asia/Kathmandu" and ce.zone_problem is None
+    bad = build_env({"TZ": "Mars/Base"})
+    assert bad.env["TZ"] == "UTC" and bad.zone_problem is not None and "Mars/Base" in bad.zone_problem
 
 
 def test_path_defaults_when_absent() -> None:
