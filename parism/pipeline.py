@@ -39,6 +39,7 @@ from parism.wire.envelope import (
 from parism.run.executor import Capture
 from parism.output.paging import Page, count_lines
 from parism.parsers import registry
+from parism.parsers.contract import RepoFacts
 from parism.parsers.osinfo import normalize_os
 from parism.output.redact.echo import Echo
 from parism.output.envelopes import exec_failure, exit_code_of, informative_exit, no_process
@@ -99,11 +100,11 @@ def failed_silently(cmd: str, cap: Capture, stdout: str) -> bool:
 
 
 def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool,
-               packs: registry.PackParsers | None = None) -> registry.ParseOutcome:
+               packs: registry.PackParsers | None = None, repo: RepoFacts | None = None) -> registry.ParseOutcome:
     """``registry.parse`` (with the engine's own parser packs), with a broken parser *module*
     (import error) reported like a parser exception instead of failing the call."""
     try:
-        return registry.parse(cmd, args, text, os_name, strict_schemas=strict, packs=packs)
+        return registry.parse(cmd, args, text, os_name, strict_schemas=strict, packs=packs, repo=repo)
     except Exception as exc:  # noqa: BLE001 — any parser-side fault is data for the envelope
         return registry.ParseOutcome(parse_error=ParseError(
             reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
@@ -239,7 +240,8 @@ class Finisher:
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
         t0 = time.monotonic()
-        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran))
+        body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran),
+                          repo=getattr(ran.decision, "git_facts", None))
         parse_ms = (time.monotonic() - t0) * 1000
         shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
@@ -327,12 +329,13 @@ class Finisher:
                        namespace=plan.namespace)
 
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
-              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None) -> Body:
+              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
+              repo: RepoFacts | None = None) -> Body:
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
         if not parse_it:
             return body
         outcome = safe_parse(req.cmd, req.args, text, os_name or self.os,
-                             self.cfg.settings.parsers.strict_schemas, self.packs)
+                             self.cfg.settings.parsers.strict_schemas, self.packs, repo)
         body.outcome = outcome
         if outcome.not_found:
             body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",
