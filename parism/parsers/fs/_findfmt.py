@@ -189,3 +189,70 @@ def parse(text: str, fmt: FindFormat) -> list[dict[str, object]]:
                     row[TYPED[code][0]] = value
         rows.append(row)
     return rows
+
+
+# ``find -ls``: GNU's fixed layout (findutils listfile.c): inode, blocks (1 KiB), mode, links,
+# owner, group, size (``major, minor`` for a device), ``Mon dd HH:MM`` or ``Mon dd  YYYY``, then
+# the name — printed with backslash escapes (``\ `` for a space, ``\n``, ``\NNN`` for a byte
+# that is not printable), so the one unescaped `` -> `` of a symlink row is the separator.
+_LS = re.compile(
+    r" *(\d+) +(\d+) +([-a-zA-Z?][-rwxsStT]{9}[.+]?) +(\d+) +(\S+) +(\S+) +(?:(\d+)|(\d+), +(\d+)) +"
+    r"([A-Z][a-z]{2} [ \d]\d (?:\d\d:\d\d| \d{4})) (.*)")
+_LS_ESCAPES = {"\\": 0x5C, "n": 0x0A, "b": 0x08, "r": 0x0D, "t": 0x09, "f": 0x0C, " ": 0x20, "a": 0x07, "v": 0x0B}
+
+
+def unescape_ls(text: str) -> str:
+    """The name ``-ls`` printed, as the bytes it stands for (decoded with surrogateescape)."""
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == " " and text.startswith(" -> ", i):
+            raise Unrecognized("find -ls: an unescaped ' -> ' inside a name")
+        if ch != "\\":
+            out += ch.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = text[i + 1:i + 2]
+        m = re.match(r"[0-7]{3}", text[i + 1:])
+        if m:
+            out.append(int(m.group(), 8) & 0xFF)
+            i += 4
+        elif nxt in _LS_ESCAPES and nxt:
+            out.append(_LS_ESCAPES[nxt])
+            i += 2
+        else:
+            raise Unrecognized(f"find -ls: the escape '\\{nxt}' in {text[:60]!r} is not one find prints")
+    return out.decode("utf-8", "surrogateescape")
+
+
+def parse_ls(text: str, now_year: int | None) -> list[dict[str, object]]:
+    from parism.parsers.dates import listing_date_to_iso
+
+    rows = []
+    for line in text.split("\n"):
+        if not line:
+            continue
+        m = _LS.fullmatch(line)
+        if m is None:
+            raise Unrecognized(f"find -ls: {line[:80]!r} is not a -ls row")
+        ino, blocks, mode, links, owner, group, size, major, minor, date, rest = m.groups()
+        row: dict[str, object] = {"inode": int(ino), "blocks_1k": int(blocks), "permissions": mode,
+                                  "links": int(links), "owner": owner, "group": group}
+        if size is not None:
+            row["size_bytes"] = int(size)
+        else:
+            row["device_type"] = f"{int(major)},{int(minor)}"
+        row["modified_raw"] = date
+        iso = listing_date_to_iso(date, now_year)
+        if iso is not None:
+            row["modified_at"] = iso
+        if mode.startswith("l"):
+            name, arrow, target = rest.partition(" -> ")
+            if not arrow:
+                raise Unrecognized(f"find -ls: a symlink row without ' -> ': {line[:80]!r}")
+            row["path"], row["target"] = unescape_ls(name), unescape_ls(target)
+        else:
+            row["path"] = unescape_ls(rest)
+        rows.append(row)
+    return rows

@@ -15,8 +15,13 @@ directive a typed field of a row in ``entries`` (``path``, ``name``, ``size_byte
 ``mode_octal``, ``modified_at`` …); ``paths`` then holds each row's ``%p`` (empty when the
 format has none).  Why a second list and not objects in ``paths``: one schema for every form —
 callers of the plain and ``-print0`` forms keep reading ``paths`` as strings, and the typed
-fields of a format have a home that exists only when a format asked for them.  ``-ls``,
-``-exec``, ``-fprint`` … and ``-printf`` beside another action remain outside the contract.
+fields of a format have a home that exists only when a format asked for them.  ``-ls`` is read
+by its fixed layout into the same ``entries`` (``inode``, ``blocks_1k``, ``permissions``,
+``links``, ``owner``, ``group``, ``size_bytes`` or ``device_type``, ``modified_raw`` and
+``modified_at`` — minutes, the year inferred as ``ls`` does — ``path``, ``target``): find escapes
+every space, newline and unprintable byte of a name (``\\ ``, ``\\n``, ``\\377``), so the names
+are exact and a symlink's `` -> `` is the one unescaped one.  ``-exec``, ``-fprint`` … and
+``-printf``/``-ls`` beside another action remain outside the contract.
 
 Schema (``-printf``)::
 
@@ -43,7 +48,7 @@ _VALUE = ("-name -iname -type -xtype -maxdepth -mindepth -path -ipath -wholename
 _BOOL = ("-empty -print -print0 -not -o -a -and -or -prune -P -L -H -true -false -nouser -nogroup -xdev -mount "
          "-follow -depth -daystart -noleaf -readable -writable -executable -quit")
 FLAGS: dict[str, str] = {**{f: "data" for f in _VALUE.split()}, **{f: "bool" for f in _BOOL.split()},
-                         "-printf": "data"}
+                         "-printf": "data", "-ls": "bool"}
 
 
 class FindResult(BaseModel):
@@ -84,8 +89,10 @@ def _supports(tokens: Tokens) -> str | None:
     printf = tokens.values("-printf")
     if len(printf) > 1:
         return "more than one -printf"
-    if printf and tokens.has("-print", "-print0"):
-        return "-printf beside -print/-print0 (their records interleave)"
+    if printf and tokens.has("-print", "-print0", "-ls"):
+        return "-printf beside -print/-print0/-ls (their records interleave)"
+    if tokens.has("-ls") and (tokens.has("-print", "-print0") or sum(t.name == "-ls" for t in tokens.flags) > 1):
+        return "-ls beside another output action (their records interleave)"
     return None
 
 
@@ -132,6 +139,9 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
     printf = pin.tokens.values("-printf")
     if printf:
         return _printf(text, pin, printf[0])
+    if pin.tokens.has("-ls"):
+        rows = _findfmt.parse_ls(text, pin.now_year)
+        return {"paths": [str(r["path"]) for r in rows], "entries": rows}
     if pin.tokens.has("-print0"):
         records = text.split("\0")
         if records and records[-1] == "":

@@ -124,3 +124,44 @@ def test_formats_out_of_range_are_refused(fmt: str) -> None:
 def test_printf_beside_another_action_is_refused() -> None:
     out = parse("find", [".", "-printf", "%p\\0", "-print"], "x\n")
     assert out.parse_error is not None and out.parse_error.reason == "unsupported_format"
+
+
+def _ls_rows(root: Path) -> list[dict]:
+    from parism.parsers import registry
+    raw = subprocess.run(["find", ".", "-ls"], cwd=root, env=ENV, capture_output=True, check=True).stdout
+    out = registry.parse("find", [".", "-ls"], raw.decode("utf-8", "surrogateescape"), "linux")
+    assert out.parse_error is None, out.parse_error
+    return out.parsed["entries"]
+
+
+def test_ls_rows_match_lstat(tree: Path) -> None:
+    """``-ls``: names exact (find escapes spaces, newlines and bytes that are not UTF-8; a
+    name holding `` -> `` is not a symlink), every column against ``os.lstat``; times are
+    printed in the sandbox's zone (UTC here) to the minute."""
+    (tree / os.fsdecode(b"bad\xff")).write_text("b")
+    (tree / os.fsdecode(b"bad\xfe")).write_text("b")
+    try:
+        rows = _ls_rows(tree)
+        assert {os.fsencode(r["path"]) for r in rows} == {os.fsencode(p) for p in walked(tree)}
+        for r in rows:
+            st = os.lstat(tree / r["path"])
+            assert r["inode"] == st.st_ino and r["links"] == st.st_nlink and r["size_bytes"] == st.st_size, r
+            assert r["permissions"] == stat.filemode(st.st_mode), r
+            assert r["blocks_1k"] == (st.st_blocks + 1) // 2, r
+            minute = datetime.fromtimestamp(st.st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:00")
+            assert r["modified_at"] == minute, r
+            if stat.S_ISLNK(st.st_mode):
+                assert r["target"] == os.readlink(tree / r["path"]), r
+            else:
+                assert "target" not in r, r
+    finally:
+        for name in (b"bad\xff", b"bad\xfe"):
+            os.unlink(os.path.join(os.fsencode(tree), name))
+
+
+def test_ls_device_row() -> None:
+    raw = subprocess.run(["find", "/dev/null", "-maxdepth", "0", "-ls"], env=ENV, capture_output=True,
+                         check=True).stdout.decode()
+    row = parsed("find", ["/dev/null", "-maxdepth", "0", "-ls"], raw)["entries"][0]
+    st = os.lstat("/dev/null")
+    assert row["device_type"] == f"{os.major(st.st_rdev)},{os.minor(st.st_rdev)}" and "size_bytes" not in row
