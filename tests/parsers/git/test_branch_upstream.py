@@ -49,6 +49,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     commit(work, "[origin/main] imitation")
     git(work, "checkout", "-q", "-b", "slash", "main")
     commit(work, "[origin/x: gone] looks gone")
+    git(work, "checkout", "-q", "-b", "sneaky", "main")  # -v's form, on a branch without upstream
+    commit(work, "[ahead 2] imitates -v")
     git(work, "checkout", "-q", "-b", "local", "main")  # tracks the local branch main
     git(work, "branch", "-q", "--set-upstream-to=main", "local")
     commit(work, "[main: ahead 3] on local")
