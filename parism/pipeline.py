@@ -40,6 +40,7 @@ from parism.wire.envelope import (
 from parism.run.executor import Capture
 from parism.output.paging import Page, count_lines
 from parism.parsers import registry
+from parism.parsers.contract import RepoFacts
 from parism.parsers.osinfo import normalize_os
 from parism.output.redact.echo import Echo
 from parism.output.envelopes import exec_failure, exit_code_of, informative_exit, no_process
@@ -51,7 +52,8 @@ from parism.results.service import SCHEMA_VERSION, option
 from parism.results.answer import budgeted, row_key, unretained
 from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
-from parism.run.truth import Corrected, correct, listed
+from parism.output import listed
+from parism.run.truth import Corrected, correct
 from parism.output import exact
 from parism.output.zone import zoned
 
@@ -100,11 +102,11 @@ def failed_silently(cmd: str, cap: Capture, stdout: str) -> bool:
 
 
 def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool,
-               packs: registry.PackParsers | None = None) -> registry.ParseOutcome:
+               packs: registry.PackParsers | None = None, repo: RepoFacts | None = None) -> registry.ParseOutcome:
     """``registry.parse`` (with the engine's own parser packs), with a broken parser *module*
     (import error) reported like a parser exception instead of failing the call."""
     try:
-        return registry.parse(cmd, args, text, os_name, strict_schemas=strict, packs=packs)
+        return registry.parse(cmd, args, text, os_name, strict_schemas=strict, packs=packs, repo=repo)
     except Exception as exc:  # noqa: BLE001 — any parser-side fault is data for the envelope
         return registry.ParseOutcome(parse_error=ParseError(
             reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
@@ -258,7 +260,8 @@ class Finisher:
             parse_it = False
         t0 = time.monotonic()
         body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact,
-                          zone=self.zone, ran_in=ran.decision.cwd if ran.decision is not None else None)
+                          zone=self.zone, ran_in=ran.decision.cwd if ran.decision is not None else None,
+                          repo=getattr(ran.decision, "git_facts", None))
         parse_ms = (time.monotonic() - t0) * 1000
         shaping_refused = body.failure is not None and body.failure.kind == "config"  # projection, budget
         env = Envelope(
@@ -353,16 +356,18 @@ class Finisher:
 
     def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
               os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
-              exact_text: str | None = None, zone: str | None = None, ran_in: str | None = None) -> Body:
+              exact_text: str | None = None, zone: str | None = None, ran_in: str | None = None,
+              repo: RepoFacts | None = None) -> Body:
         """``text``: the display text (``raw``); ``exact_text``: the same with its bytes that are
-        not UTF-8 as lone surrogates (None: ``text`` is exact), which only the parser reads."""
+        not UTF-8 as lone surrogates (None: ``text`` is exact), which only the parser reads;
+        ``repo``: what the guard's git reading knows of the repository (git branch's upstreams)."""
         body = Body(stdout=OutputField(raw=text), failure=exec_fail)
         if exact_text is not None:
             body.lossless = False  # raw holds U+FFFD where the output had other bytes
         if not parse_it:
             return body
         outcome = safe_parse(req.cmd, req.args, text if exact_text is None else exact_text, os_name or self.os,
-                             self.cfg.settings.parsers.strict_schemas, self.packs)
+                             self.cfg.settings.parsers.strict_schemas, self.packs, repo)
         body.outcome = outcome
         if outcome.not_found:
             body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",

@@ -10,7 +10,7 @@ UTF-8 in each tenth name) is listed with the real ``ls -la``; then, in-process, 
   zoned         output/zone.zoned: the offset of each row's local time (every ls run)
   exact_names   output/exact.exact_names (only runs whose output was not UTF-8, or escaped)
   mask          the redactor on the text (UTF-8 vs with lone surrogates: the display probe)
-  listed        run/truth/listed.verify on the name list (``ls``): one os.lstat per name
+  listed        output/listed.verify on the name list (``ls``): one os.lstat per name
 
 Each cost is printed in ms and as a ratio to the parse.
 """
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from parism.output.exact import decode, exact_names
 from parism.output.redact.redactor import Redactor
 from parism.output.zone import zoned
-from parism.run.truth import listed
+from parism.output import listed
 from parism.parsers import registry
 
 

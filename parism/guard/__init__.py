@@ -34,7 +34,9 @@ from parism.guard.git.dirs import MAX_DIRS, git_dirs_below
 from parism.guard.git.ask import Asker, ScriptAsker, direct_asker
 from parism.guard.git.cache import RepoCache
 from parism.guard.git.repo import FORCED_FLAGS, Repo, RepoProblem
+from parism.guard.git.upstream import facts as upstream_facts
 from parism.net.urls import host_problem, url_problem
+from parism.parsers.contract import RepoFacts
 from parism.guard.rewrite import exec_args
 from parism.guard.rules import Classified, Value, classify
 from parism.guard.size import ArgBudget, size_problem
@@ -72,6 +74,9 @@ class Decision:
     # the working directory as asked for (absolute, lexical): names a changed allowed root
     # in the refusal when the real one lies elsewhere now
     requested_cwd: str = ""
+    # git: what git's reading of the repository says about the output that its text cannot
+    # (``git branch -vv``: which branches have an upstream, guard/git/upstream.py)
+    git_facts: RepoFacts | None = None
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -411,6 +416,8 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
     assert not isinstance(repo, RepoProblem)
     if repo is not None and _pin_reading(decision, repo):
         return decision
+    if repo is not None and classified.subcommand == "branch" and repo.configs:
+        decision.git_facts = upstream_facts(repo.configs[0].entries)
     sub_index = next((t.index for t in classified.tokens.positionals if t.text == classified.subcommand), None)
     decision.exec_args = exec_args(cmd, args, sub_index if classified.subcommand else None, repo)
     _sandbox(decision, cmd, policy, setup)

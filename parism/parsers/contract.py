@@ -47,6 +47,21 @@ class Unsupported(ParseFailure):
 
 
 @dataclass(frozen=True)
+class RepoFacts:
+    """What git's own reading of the repository (the guard's, ``guard/git/upstream.py``) says
+    about a ``git`` call's output that its text alone cannot tell.
+
+    ``upstreams``: each local branch that has an upstream → that upstream's full ref
+    (``refs/remotes/origin/main``; ``refs/heads/x`` for a local one), from the configuration
+    the call's git reads (the sandbox binds the copy the guard checked).  ``undecided``:
+    branches whose upstream the configuration alone cannot name (a remote without a URL in the
+    configuration, a ``merge`` that is not a full ref).  Any other branch has none."""
+
+    upstreams: Mapping[str, str] = field(default_factory=dict)
+    undecided: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class ParseInput:
     """Everything a parse function may look at besides the text."""
 
@@ -56,6 +71,7 @@ class ParseInput:
     tokens: Tokens  # ``sub_args`` tokenised with the contract's flags
     os: str  # linux | macos | freebsd | windows
     now_year: int | None = None  # for year inference in dates without a year (tests pin it)
+    repo: RepoFacts | None = None  # git: the repository's facts (None: saved text, not a run)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from parism.wire.envelope import Hint, ParseError
 from parism.parsers import strict
-from parism.parsers.contract import Contract, ParseFailure, ParseInput, Parser
+from parism.parsers.contract import Contract, ParseFailure, ParseInput, Parser, RepoFacts
 from parism.argv.tokenize import FlagSpec, tokenize
 
 DOMAINS = (
@@ -197,8 +197,10 @@ def parser_for(cmd: str, args: list[str], os: str) -> Parser | None:
 
 
 def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool = False,
-          now_year: int | None = None, packs: PackParsers | None = None) -> ParseOutcome:
-    """``packs``: the calling engine's parser packs (None: the built-in parsers only)."""
+          now_year: int | None = None, packs: PackParsers | None = None,
+          repo: RepoFacts | None = None) -> ParseOutcome:
+    """``packs``: the calling engine's parser packs (None: the built-in parsers only).
+    ``repo``: what the guard learnt from git about the repository the call ran in."""
     root = lookup(cmd, packs)
     if root is None:
         js = native_json(text)
@@ -226,7 +228,8 @@ def parse(cmd: str, args: list[str], text: str, os: str, *, strict_schemas: bool
         return ParseOutcome(parser=parser, parse_error=ParseError(
             reason="unrecognized_output", message=f"{parser.id}: the output is empty, but this form always prints "
             "something when it succeeds — the command failed (see its exit code and stderr)"))
-    pin = ParseInput(cmd=cmd, args=list(args), sub_args=sub_args, tokens=tokens, os=os, now_year=now_year)
+    pin = ParseInput(cmd=cmd, args=list(args), sub_args=sub_args, tokens=tokens, os=os, now_year=now_year,
+                     repo=repo)
     try:
         with _gc_paused():
             value = parser.parse(text, pin)

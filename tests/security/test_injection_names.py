@@ -14,7 +14,6 @@ import base64
 import json
 import os
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -75,6 +75,9 @@ DRIVER_VALUES: dict[tuple[str, str], str] = {
     ("remote", "vcs"): "false",
     ("browser", "cmd"): "false",
     ("man", "cmd"): "false",
+    # submodule.<name>.update = !command runs it on 'git submodule update' (no allowed query
+    # runs that, but a child git must not find it either)
+    ("submodule", "update"): "none",
 }
 # A filter named once gets all four keys (a process filter named only by .process still needs
 # .clean/.smudge cleared: the order git consults them in is the driver's business).
@@ -199,6 +202,39 @@ def disarming(key: str) -> list[tuple[str, str]]:
     return []
 
 
+def _last_value(entries: tuple[Entry, ...], key: str) -> str | None:
+    """The value git uses for a single-valued ``key``: the last one it read."""
+    found = None
+    for _scope, _origin, k, value in entries:
+        if k.lower() == key:
+            found = value
+    return found
+
+
+def _names_itself(git_dir: str, worktree: str | None, where: str) -> bool:
+    """Whether a submodule's ``core.worktree`` (relative to its git dir, as git resolves it) is
+    the submodule's own directory — what ``git submodule add``/``absorbgitdirs`` write
+    (``../../../sub``).  Decided on the strings: ``git_dir`` must be a real path (git's
+    ``--absolute-git-dir``; checked), each ``..`` then leaves a real directory exactly as the
+    kernel would, and the rest must spell ``where`` itself, so git and the reader name one
+    directory whatever it resolves to.  Any other value moves the work tree where the gitlinks
+    read here are not, and is refused."""
+    if not worktree or "\0" in worktree or os.path.realpath(git_dir) != git_dir:
+        return False
+    parts = worktree.split("/")
+    if os.path.isabs(worktree):
+        return os.path.normpath(worktree) == os.path.normpath(where) and ".." not in parts
+    ups = 0
+    while ups < len(parts) and parts[ups] == "..":
+        ups += 1
+    if any(p == ".." for p in parts[ups:]):
+        return False
+    base = git_dir
+    for _ in range(ups):
+        base = os.path.dirname(base)
+    return os.path.normpath(os.path.join(base, *parts[ups:])) == os.path.normpath(where)
+
+
 def git_dirs(answer: bytes, where: str) -> tuple[str, str] | None:
     """(git dir, common dir), absolute, from ``DIRS_ARGS``' answer in ``where``."""
     lines = answer.decode("utf-8", "surrogateescape").split("\n")
@@ -250,7 +286,10 @@ class _Reader:
                 if top:
                     self.moves_worktree = True
                 else:
-                    self.problem = f"the submodule '{where}' moves its work tree (core.worktree)"
+                    worktree = _last_value(entries, "core.worktree")
+                    if not _names_itself(found[0], worktree, where):
+                        self.problem = (f"the submodule '{where}' moves its work tree elsewhere "
+                                        f"(core.worktree = {worktree!r})")
             for setting in disarming(key):
                 self.add(*setting)
         return self.problem is None

@@ -9,7 +9,26 @@ split on NUL and names containing newlines come out exactly.  Without it, a line
 start with one of the starting points cannot be a new result (every result starts with one), so
 it continues the path above — the join is reported in ``warnings`` with a ``-print0`` hint —
 unless it is a ``find: …`` diagnostic (stderr merged into a saved capture), kept in ``errors``.
-Output-changing actions (``-ls``, ``-printf``, ``-exec`` …) are outside the contract.
+
+``-printf FORMAT`` (the only output action) is read by its format (``_findfmt.py``): each
+directive a typed field of a row in ``entries`` (``path``, ``name``, ``size_bytes``,
+``mode_octal``, ``modified_at`` …); ``paths`` then holds each row's ``%p`` (empty when the
+format has none).  Why a second list and not objects in ``paths``: one schema for every form —
+callers of the plain and ``-print0`` forms keep reading ``paths`` as strings, and the typed
+fields of a format have a home that exists only when a format asked for them.  ``-ls`` is read
+by its fixed layout into the same ``entries`` (``inode``, ``blocks_1k``, ``permissions``,
+``links``, ``owner``, ``group``, ``size_bytes`` or ``device_type``, ``modified_raw`` and
+``modified_at`` — minutes, the year inferred as ``ls`` does — ``path``, ``target``): find escapes
+every space, newline and unprintable byte of a name (``\\ ``, ``\\n``, ``\\377``), so the names
+are exact and a symlink's `` -> `` is the one unescaped one.  ``-exec``, ``-fprint`` … and
+``-printf``/``-ls`` beside another action remain outside the contract.
+
+Schema (``-printf``)::
+
+    {paths: [str], entries: [{path?, relative_path?, name?, directory?, target?: str,
+     size_bytes?, inode?, links?, uid?, gid?, blocks_1k?, blocks_512?, depth?: int,
+     mode_octal?, permissions?, type?, target_type?, owner?, group?: str,
+     modified_at?, accessed_at?, changed_at?: str (ISO 8601 UTC)}]}
 """
 
 from __future__ import annotations
@@ -18,7 +37,9 @@ from itertools import repeat
 
 from pydantic import BaseModel, ConfigDict
 
-from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser
+from parism.argv.tokenize import Tokens
+from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unsupported
+from parism.parsers.fs import _findfmt
 from parism.parsers.fs._common import split_lines
 
 _VALUE = ("-name -iname -type -xtype -maxdepth -mindepth -path -ipath -wholename -iwholename -size -mtime -mmin "
@@ -26,12 +47,14 @@ _VALUE = ("-name -iname -type -xtype -maxdepth -mindepth -path -ipath -wholename
           "-links -inum -samefile -lname -ilname -used -fstype")
 _BOOL = ("-empty -print -print0 -not -o -a -and -or -prune -P -L -H -true -false -nouser -nogroup -xdev -mount "
          "-follow -depth -daystart -noleaf -readable -writable -executable -quit")
-FLAGS: dict[str, str] = {**{f: "data" for f in _VALUE.split()}, **{f: "bool" for f in _BOOL.split()}}
+FLAGS: dict[str, str] = {**{f: "data" for f in _VALUE.split()}, **{f: "bool" for f in _BOOL.split()},
+                         "-printf": "data", "-ls": "bool"}
 
 
 class FindResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
     paths: list[str]
+    entries: list[dict[str, str | int]] | None = None
     errors: list[str] | None = None
     warnings: list[str] | None = None
     hint_args: list[str] | None = None
@@ -62,7 +85,31 @@ def _hint(args: list[str]) -> list[str]:
     return [*out, "-print0"] if "-print0" not in out else out
 
 
-CONTRACT = Contract(flags=FLAGS, single_dash_long=True, hint=_hint)
+def _supports(tokens: Tokens) -> str | None:
+    printf = tokens.values("-printf")
+    if len(printf) > 1:
+        return "more than one -printf"
+    if printf and tokens.has("-print", "-print0", "-ls"):
+        return "-printf beside -print/-print0/-ls (their records interleave)"
+    if tokens.has("-ls") and (tokens.has("-print", "-print0") or sum(t.name == "-ls" for t in tokens.flags) > 1):
+        return "-ls beside another output action (their records interleave)"
+    return None
+
+
+CONTRACT = Contract(flags=FLAGS, single_dash_long=True, hint=_hint, supports=_supports)
+
+
+def _printf(text: str, pin: ParseInput, fmt_text: str) -> dict[str, object]:
+    fmt = _findfmt.compile_format(fmt_text)
+    if isinstance(fmt, str):
+        hint = None
+        if fmt_text.endswith("\\n"):
+            i = pin.sub_args.index(fmt_text) if fmt_text in pin.sub_args else -1
+            if i >= 0:
+                hint = [*pin.sub_args[:i], _findfmt.nul_terminated(fmt_text), *pin.sub_args[i + 1:]]
+        raise Unsupported(f"find -printf: {fmt}", hint_args=hint if hint is not None else _hint(pin.sub_args))
+    rows = _findfmt.parse(text, fmt)
+    return {"paths": [str(r["path"]) for r in rows if "path" in r], "entries": rows}
 
 
 def _starts(pin: ParseInput) -> list[str]:
@@ -89,6 +136,12 @@ def _first_odd(lines: list[str], prefixes: tuple[str, ...], exact: frozenset[str
 
 
 def parse(text: str, pin: ParseInput) -> dict[str, object]:
+    printf = pin.tokens.values("-printf")
+    if printf:
+        return _printf(text, pin, printf[0])
+    if pin.tokens.has("-ls"):
+        rows = _findfmt.parse_ls(text, pin.now_year)
+        return {"paths": [str(r["path"]) for r in rows], "entries": rows}
     if pin.tokens.has("-print0"):
         records = text.split("\0")
         if records and records[-1] == "":

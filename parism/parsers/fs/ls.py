@@ -101,7 +101,7 @@ COLUMN_FLAGS: dict[str, str] = {
     "names only (no -l)": "one name per line; a blank line or a break of the C name order shows a "
                           "name with a newline: no entry is reported (unresolved, hint -b). A newline whose "
                           "two parts keep the order is invisible in the text: after a run the host looks "
-                          "each name up (run/truth/listed.py: one that is not there, or is listed twice, "
+                          "each name up (output/listed.py: one that is not there, or is listed twice, "
                           "refuses the list); saved text cannot be checked: -b (or -l) is the exact form",
     "-b, --escape, -Q, --quote-name, --quoting-style=escape|c": "names and targets decoded to their exact bytes",
     "-i, -s": "inode and blocks columns before the mode",

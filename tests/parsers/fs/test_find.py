@@ -28,7 +28,9 @@ def test_merged_stderr_lines_are_errors_not_paths() -> None:
 
 
 def test_actions_that_change_the_output_are_unsupported() -> None:
-    assert err(["find", ".", "-ls"], "x\n").reason == "unsupported_format"
+    # -ls and -printf alone are read (test_find_printf_live.py); beside another action they interleave
+    assert err(["find", ".", "-ls", "-print"], "x\n").reason == "unsupported_format"
+    assert err(["find", ".", "-printf", "%p\\0", "-print0"], "x\0").reason == "unsupported_format"
     assert err(["find", ".", "-exec", "rm", "{}", ";"], "x\n").reason == "unsupported_format"
 
 
@@ -37,7 +39,7 @@ def test_actions_that_change_the_output_are_unsupported() -> None:
     (["/tmp", "-name", "*.py", "-printf", "%s %p\n"], ["/tmp", "-name", "*.py", "-print0"]),
     ([".", "-fprintf", "out.txt", "%p\n"], [".", "-print0"]),
     ([".", "-type", "f", "-exec", "wc", "-l", "{}", "+"], [".", "-type", "f", "-print0"]),
-    ([".", "-maxdepth", "1", "-ls"], [".", "-maxdepth", "1", "-print0"]),
+    ([".", "-maxdepth", "1", "-ls", "-print"], [".", "-maxdepth", "1", "-print0"]),
 ])
 def test_hint_drops_each_action_with_its_arguments(args: list[str], hint: list[str]) -> None:
     e = err(["find", *args], "x\n")

@@ -1,6 +1,6 @@
 """A name list cannot show a newline whose two parts keep the C order (``a\\nb`` alone, or beside
 ``a`` and ``b``): after a run the host says whether each listed name is real
-(``parism/run/truth/listed.py``). Live: the real ``ls`` through the engine, checked against
+(``parism/output/listed.py``). Live: the real ``ls`` through the engine, checked against
 ``os.listdir(b".")``; the armed trap is the same output parsed as saved text, where no host can
 be asked — it invents the entries."""
 
