@@ -10,7 +10,7 @@ forbids a cut, the answer is a refusal instead of a partial result.
 
 ``run`` calls :func:`fit` with offset 0 and ``fetch_result`` with the offset of its cursor (the
 same function), so the pages concatenate to exactly the unbudgeted rows.  The rows are the
-default answer's (a ``{schema, same, rows}`` table's cell lists, :mod:`parism.shape.lean`) or a
+default answer's (a ``{schema, same, rows}`` table's cell lists, :mod:`parism.output.shape.lean`) or a
 projection's objects.  There is no fixed minimum: the budget is refused only when the answer
 with one row — this call's own envelope — does not fit, and the refusal says what it needs.
 """
