@@ -256,7 +256,6 @@ class Finisher:
             result_id, retained = self._retention(env, req)
             if retained and result_id and opts is not None:  # fetch_result pages on from the stored copy
                 cursor = sign(result_id, query_hash(opts.query()), cut.rows_returned)
-                cut.next_cursor = cursor
                 env.continuation = Continuation(result_id=result_id, cursor=cursor, total=cut.rows_total,
                                                 rows_left=cut.rows_total - cut.rows_returned)
             else:

@@ -74,7 +74,7 @@ def budgeted(env: Envelope, key: str | None, budget: Budget, *, query: dict[str,
             update["omission"] = [*(env.omission or []), Omission(
                 stage="budget", reason=f"{page.rows_left} of {page.total} row(s) were left out to fit "
                                        f"{budget.max_tokens} tokens",
-                rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left, next_cursor=cursor)]
+                rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left)]  # cursor: continuation
             update["continuation"] = (
                 Continuation(result_id=result_id, cursor=cursor, rows_left=page.rows_left, total=page.total)
                 if cursor else unretained(page.total, page.end, raw_lines, page_size, "the budget"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parism.wire.envelope import Continuation, Envelope, Failure, Omission, OutputField, Review
+from parism.wire.envelope import Continuation, Envelope, Failure, Omission, OutputField
 from parism.wire.options import RunOptions
 from parism.output.envelopes import no_process
 from parism.output.shape import lean, shape
@@ -71,7 +71,6 @@ def fetch(item: StoredResult, cursor: str, max_items: int) -> Envelope:
     if offset > len(rows):
         return refusal("cursor_invalid", f"the cursor points past the {len(rows)} rows of {item.result_id}", item)
     opts = RunOptions.model_validate({"cmd": item.cmd, **item.query})
-    review = Review.model_validate(item.review)
 
     def render(page: Page) -> Envelope:
         nxt = sign(item.result_id, item.qhash, page.end) if page.rows_left else None
@@ -83,12 +82,11 @@ def fetch(item: StoredResult, cursor: str, max_items: int) -> Envelope:
                     "left after it"
                     + (f" (budget {opts.budget.max_tokens} tokens)" if opts.budget is not None else
                        f" (guard.max_items {max_items})")),
-            rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left,
-            next_cursor=nxt)] if page.rows_left else None
+            rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left)] if page.rows_left else None
         return Envelope(
             ok=item.ok, exitCode=item.exit_code, cmd=item.cmd, args=list(item.args), cwd=item.cwd, duration_ms=0,
             stdout=OutputField(raw="", parsed=with_rows(value, key, page.rows)), stderr=OutputField(raw=""),
-            diff=None, review=review, omission=omission,
+            diff=None, review=None, omission=omission,  # the run's answer had the review; the pages cost less
             continuation=Continuation(result_id=item.result_id, cursor=nxt, rows_left=page.rows_left, total=page.total))
 
     if opts.budget is not None:

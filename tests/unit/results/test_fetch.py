@@ -3,6 +3,7 @@ budget and projection; tampered, foreign and expired cursors are refused with th
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,21 @@ def test_a_small_budget_pages_a_real_listing(make_engine, listing: Path) -> None
     rows, n = pages(engine, first)
     assert n > 1
     assert sorted(r["name"] for r in rows) == sorted([".", "..", *(p.name for p in listing.iterdir())])
+
+
+def test_usr_bin_pages_in_at_most_twenty_calls_of_2000_tokens(make_engine, tmp_path: Path) -> None:
+    """Issue #26: paging ``ls -la /usr/bin`` under a 2,000-token budget took 136 calls (full row
+    objects, a 1.0.0 estimate 55 % high).  The dense table, the calibrated estimate and pages
+    without the run's review or a second copy of the cursor: at most 20 calls for 1,100 entries
+    (proportionally more on a host with a bigger /usr/bin), every entry once, each page met."""
+    engine = make_engine(guard={"allowed_paths": ["/usr/bin"]})
+    first = engine.run("ls", ["-la", "/usr/bin"], cwd=str(tmp_path), retain=True, budget={"max_tokens": 2000})
+    assert first.ok and first.budget is not None and first.budget.budget_met, first.failure
+    rows, n = pages(engine, first)
+    names = os.listdir("/usr/bin")
+    assert sorted(r["name"] for r in rows) == sorted([".", "..", *names])
+    assert n <= 20 * max(1, -(-len(names) // 1100)), (n, len(names))
+    assert n > 1  # the control: it did need pages
 
 
 def test_cursor_refusals(make_engine, listing: Path, monkeypatch: pytest.MonkeyPatch) -> None:
