@@ -332,9 +332,10 @@ class Finisher:
         outcome = safe_parse(req.cmd, req.args, text, os_name or self.os,
                              self.cfg.settings.parsers.strict_schemas, self.packs)
         body.outcome = outcome
-        if outcome.not_found:
-            body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",
-                                                message=f"No parser registered for '{req.cmd}'")
+        if outcome.not_found:  # a success without a parse: raw is the answer, nothing failed (issue #26)
+            body.stdout = OutputField(raw=text, parse_error=ParseError(
+                reason="parser_not_found", message=f"No parser registered for '{req.cmd}': read stdout.raw"))
+            body.failure = exec_fail
             return body
         if outcome.parse_error is not None:
             body.stdout = OutputField(raw=text, parse_error=outcome.parse_error)

@@ -84,6 +84,7 @@ def main(ns: argparse.Namespace) -> int:
     report = {
         "cmd": full.cmd, "args": full.args, "ok": full.ok,
         "failure": full.failure.to_wire() if full.failure else None,
+        "parse_error": full.stdout.parse_error.to_wire() if full.stdout.parse_error else None,
         "tokenizers": {"approx": "parism/approx 2.0.0",
                        "o200k": "gpt-tokenizer o200k_base" if o200k else UNAVAILABLE},
         "views": {name: {"value": value, "chars": len(text), "tokens": {

@@ -49,7 +49,7 @@ class Hint(WireModel):
 
 class ParseError(WireModel):
     reason: Literal[
-        "parser_exception", "schema_violation", "unsupported_format", "unrecognized_output"
+        "parser_exception", "schema_violation", "unsupported_format", "unrecognized_output", "parser_not_found"
     ]
     message: str
     hint: Hint | None = None
