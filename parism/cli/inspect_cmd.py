@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +19,6 @@ from typing import Any
 
 from parism.cli.common import EXIT_USAGE, exit_status, split_command
 
-_WORD = re.compile(r"[A-Za-z0-9_]+|\S")
 _COUNTER = Path(__file__).resolve().parents[2] / "scripts" / "tokenizer" / "count.js"
 UNAVAILABLE = "unavailable"
 
