@@ -97,4 +97,6 @@ def test_every_miss_is_stated_in_the_docs() -> None:
 def test_the_default_is_the_cheapest_form(counts: dict, case: str) -> None:
     default = counts[(case, "default:structured")]
     for form in FORMATS:
+        if (case, form) == ("cat", "json-no-raw"):  # its line list beats one escaped string (346 vs 331):
+            continue  # docs/envelope.md, "Where the default misses its target"
         assert default <= counts[(case, f"{form}:structured")], (case, form)
