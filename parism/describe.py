@@ -219,7 +219,10 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,
             "command_arg_restrictions": {k: v.blocked_flags for k, v in guard.command_arg_restrictions.items()},
         },
-        tools=list(TOOLS), result_store=cfg.settings.store.model_dump(),
+        tools=list(TOOLS), result_store={
+            **cfg.settings.store.model_dump(),
+            "ttl": f"a retained result is kept {cfg.settings.store.ttl_ms} ms after its last read; each "
+                   "fetch_result, explain_result or compare_results that reads it renews that time"},
         telemetry_enabled=cfg.settings.telemetry.enabled, stats=stats.all() if stats is not None else None,
         host_os=os_name, sandbox=sandbox,
         regex_engine=regex, env=env,

@@ -306,7 +306,7 @@ class Engine:
         if isinstance(ran, Envelope):
             return ran
         env = self.finisher.run_envelope(ran)
-        self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
+        self._audit(req, "allowed", audit_reason(env), env.exitCode, env.duration_ms)
         return env
 
     def _run_paged(self, req: Request, page: int, page_size: int | None, cancel: CancelToken) -> Envelope:
@@ -337,7 +337,7 @@ class Engine:
         env = self.finisher.page_envelope(ran, pg, PageInfo(
             page=page, page_size=size, total_lines=pg.total_lines, has_next=pg.has_next, cache=cache),
             byte_cap)
-        self._audit(req, "allowed", env.failure.reason if env.failure else None, env.exitCode, env.duration_ms)
+        self._audit(req, "allowed", audit_reason(env), env.exitCode, env.duration_ms)
         return env
 
     def _prepare(self, req: Request) -> PreparedCall | Envelope:
@@ -543,3 +543,11 @@ def create_engine(config_path: str | None = None) -> Engine:
     """Load the configuration layers (or only ``config_path``) and build an engine. Never raises
     for a bad configuration: the engine then answers ``config/invalid_config``."""
     return Engine(load_config(config_path, project_access=readable_by_calls))
+
+
+def audit_reason(env: Any) -> str | None:
+    """The audit line's reason: the failure's, else a parse problem's (``parser_not_found``)."""
+    if env.failure is not None:
+        return env.failure.reason
+    problem = env.stdout.parse_error if env.stdout is not None else None
+    return problem.reason if problem is not None else None

@@ -50,7 +50,6 @@ from parism.results.cursor import query_hash, sign
 from parism.results.store import ResultStore
 from parism.results.service import SCHEMA_VERSION, option
 from parism.results.answer import budgeted, row_key, unretained
-from parism.output.shape.budget import precheck as budget_precheck
 from parism.output.shape.project import precheck, project, projection_omission
 from parism.output import listed
 from parism.run.truth import Corrected, correct
@@ -179,15 +178,15 @@ class Finisher:
 
     def early_refusal(self, req: Any) -> Failure | None:
         """What the call's projection and budget can be refused for before the command runs:
-        operator values, a budget too small for any answer, and fields (projected, filtered,
-        sorted on or required by the budget) the parser's declared row fields do not have (contract §3.3)."""
+        operator values and fields (projected, filtered, sorted on or required by the budget) the
+        parser's declared row fields do not have (contract §3.3).  A budget has no fixed minimum: it is
+        refused only when this call's answer with one row does not fit (``shape.budget.fit``)."""
         opts = req.opts
         if opts is None:
             return None
-        too_small = budget_precheck(opts.budget)
         required = opts.budget is not None and opts.budget.required_fields
-        if too_small is not None or not (opts.projection_requested() or required):
-            return too_small
+        if not (opts.projection_requested() or required):
+            return None
         parser = registry.parser_for(req.cmd, req.args, self.os)
         return precheck(opts, parser.rows_key if parser else None, parser.row_fields if parser else ())
 
@@ -279,7 +278,6 @@ class Finisher:
             result_id, retained = self._retention(env, req)
             if retained and result_id and opts is not None:  # fetch_result pages on from the stored copy
                 cursor = sign(result_id, query_hash(opts.query()), cut.rows_returned)
-                cut.next_cursor = cursor
                 env.continuation = Continuation(result_id=result_id, cursor=cursor, total=cut.rows_total,
                                                 rows_left=cut.rows_total - cut.rows_returned)
             else:
@@ -369,9 +367,10 @@ class Finisher:
         outcome = safe_parse(req.cmd, req.args, text if exact_text is None else exact_text, os_name or self.os,
                              self.cfg.settings.parsers.strict_schemas, self.packs, repo)
         body.outcome = outcome
-        if outcome.not_found:
-            body.failure = exec_fail or Failure(kind="parse", reason="parser_not_found",
-                                                message=f"No parser registered for '{req.cmd}'")
+        if outcome.not_found:  # a success without a parse: raw is the answer, nothing failed (issue #26)
+            body.stdout = OutputField(raw=text, parse_error=ParseError(
+                reason="parser_not_found", message=f"No parser registered for '{req.cmd}': read stdout.raw"))
+            body.failure = exec_fail
             return body
         if outcome.parse_error is not None:
             error = outcome.parse_error
@@ -407,11 +406,12 @@ class Finisher:
             value, rows_key, max_items = projected.parsed, projected.key or rows_key, 0
             body.omissions.extend(projection_omission(projected))
         plain = opts is None or opts.adaptive_allowed()
-        requested = req.format if plain else (req.format or "json")
+        # the default answer's tables serve a budget's pages too; evidence needs row objects
+        tables = opts is not None and opts.evidence == "none" and projected is None
+        requested = req.format if plain or tables else (req.format or "json")
         shaped = shape(value, requested=requested, rows_key=rows_key, max_items=max_items,
-                       thresholds=self._thresholds,
-                       lean_id=parser.id if parser and opts is not None and plain and projected is None else None,
-                       args=req.args)
+                       thresholds=self._thresholds, parser=parser if tables else None,
+                       args=req.args, text=text, paged=opts is not None and opts.budget is not None)
         body.rows_key = rows_key
         keep_raw = shaped.keep_raw and projected is None  # projection replaces raw (contract §11)
         body.stdout = OutputField(raw=text if keep_raw else "", parsed=shaped.parsed)

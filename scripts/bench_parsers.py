@@ -143,13 +143,13 @@ def per_call(repeat: int, texts: Path) -> dict[str, list[float]]:
         outcome = registry.parse(cmd, args, text, "linux")
         if outcome.parsed is None or outcome.parser is None:
             raise SystemExit(f"{name}: not parsed")
-        parsed, rows_key, parser_id = outcome.parsed, outcome.parser.rows_key, outcome.parser.id
+        parsed, rows_key, parser = outcome.parsed, outcome.parser.rows_key, outcome.parser
         t_parse = [cpu_time(lambda: registry.parse(cmd, args, text, "linux")) for _ in range(repeat)]  # noqa: B023
         t_shape, t_compact = [], []
         for _ in range(repeat):
             t_shape.append(cpu_time(lambda: shape(parsed, requested=None, rows_key=rows_key,  # noqa: B023
                                                   max_items=settings.guard.max_items, thresholds=thresholds,
-                                                  lean_id=parser_id, args=args)))  # noqa: B023
+                                                  parser=parser, args=args, text=text)))  # noqa: B023
             t_compact.append(cpu_time(lambda: shape(parsed, requested="compact", rows_key=rows_key,  # noqa: B023
                                                     max_items=settings.guard.max_items, thresholds=thresholds)))
         out[name] = [text.count("\n")] + [statistics.median(t) * 1e3 for t in (t_parse, t_shape, t_compact)]

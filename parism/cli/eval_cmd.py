@@ -61,7 +61,7 @@ def judge(env: Envelope, task: str | None) -> dict[str, Any]:
         parse = "skipped"
     elif out.parsed is not None:
         parse = "parsed"
-    elif out.parse_error is not None:
+    elif out.parse_error is not None and out.parse_error.reason != "parser_not_found":
         parse = "parse_failure"
     else:
         parse = "missing_parser"

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +19,6 @@ from typing import Any
 
 from parism.cli.common import EXIT_USAGE, exit_status, split_command
 
-_WORD = re.compile(r"[A-Za-z0-9_]+|\S")
 _COUNTER = Path(__file__).resolve().parents[2] / "scripts" / "tokenizer" / "count.js"
 UNAVAILABLE = "unavailable"
 
@@ -37,9 +34,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def approx_tokens(text: str) -> int:
-    """``parism/approx`` 1.0.0 (contract §12.1): a run of ``[A-Za-z0-9_]`` costs ceil(len/4), any other
-    non-whitespace character 1, whitespace 0."""
-    return sum(math.ceil(len(m) / 4) for m in _WORD.findall(text))  # a lone other char: len 1
+    """``parism/approx`` (:func:`parism.output.shape.tokens.approx`: the budget's own count)."""
+    from parism.output.shape.tokens import approx
+
+    return approx(text)
 
 
 def o200k_tokens(texts: list[str]) -> list[int] | None:
@@ -83,7 +81,8 @@ def main(ns: argparse.Namespace) -> int:
     report = {
         "cmd": full.cmd, "args": full.args, "ok": full.ok,
         "failure": full.failure.to_wire() if full.failure else None,
-        "tokenizers": {"approx": "parism/approx 1.0.0",
+        "parse_error": full.stdout.parse_error.to_wire() if full.stdout.parse_error else None,
+        "tokenizers": {"approx": "parism/approx 2.0.0",
                        "o200k": "gpt-tokenizer o200k_base" if o200k else UNAVAILABLE},
         "views": {name: {"value": value, "chars": len(text), "tokens": {
             "approx": approx_tokens(text), "o200k": o200k[i] if o200k else UNAVAILABLE}}

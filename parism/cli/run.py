@@ -44,7 +44,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     g.add_argument("--limit", type=int, metavar="N", help="keep the first N rows (0: only the summary)")
     g.add_argument("--array", metavar="NAME", help="which top-level array to project")
     b = p.add_argument_group("token budget (contract §12)")
-    b.add_argument("--budget", type=int, metavar="N", help="max tokens of the answer (≥ 1200)")
+    b.add_argument("--budget", type=int, metavar="N", help="max tokens of the answer (no fixed minimum: refused only when one row does not fit)")
     b.add_argument("--tokenizer", choices=("parism/approx", "byte"), help="how the budget counts")
     b.add_argument("--required-fields", metavar="F1,F2", help="fields every row must carry")
     b.add_argument("--overflow", choices=("page", "error"), help="page (default): cut rows; error: refuse")

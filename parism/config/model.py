@@ -245,7 +245,7 @@ class StoreSettings(Strict):
     max_result_bytes: int = Field(default=2 * 1024 * 1024, ge=0, le=GIB)
     max_total_bytes: int = Field(default=32 * 1024 * 1024, ge=0, le=4 * GIB)
     max_items: int = Field(default=16, ge=0, le=100_000)  # 0 = nothing is retained
-    ttl_ms: int = Field(default=60_000, ge=0, le=DAY_MS)
+    ttl_ms: int = Field(default=900_000, ge=0, le=DAY_MS)  # idle time, renewed by every read
 
 
 class Settings(Strict):

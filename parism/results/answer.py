@@ -2,7 +2,7 @@
 
 Why a module of its own: :func:`parism.output.shape.budget.fit` is shared with ``fetch_result`` and knows
 nothing of envelopes; this is ``run``'s ``render`` — the page's rows put back where the parser
-had them (a plain array or a compact ``{schema, rows}`` table), the budget ``omission`` and the
+had them (a plain array, the default answer's ``{schema, same, rows}`` table or a compact one), the budget ``omission`` and the
 top-level ``continuation``: a signed cursor when the result is retained, otherwise
 ``retained: false`` with the ways that do exist (re-run with ``retain``, or the raw output by
 ``run_paged`` pages).  Raw is left out of a budgeted answer with a parsed value: the rows replace
@@ -25,6 +25,14 @@ def rows_at(parsed: Any, key: str | None) -> list[Any] | None:
     if isinstance(value, dict) and isinstance(value.get("rows"), list) and "schema" in value:
         return value["rows"]
     return value if isinstance(value, list) else None
+
+
+def table_names(parsed: Any, key: str | None) -> tuple[list[str] | None, dict[str, Any] | None]:
+    """(schema, same) of the table at ``key``; (None, None) for an array of objects."""
+    value = parsed.get(key) if isinstance(parsed, dict) and key else None
+    if isinstance(value, dict) and isinstance(value.get("schema"), list):
+        return value["schema"], value.get("same", {})
+    return None, None
 
 
 def with_rows(parsed: Any, key: str, rows: list[Any]) -> Any:
@@ -66,13 +74,14 @@ def budgeted(env: Envelope, key: str | None, budget: Budget, *, query: dict[str,
             update["omission"] = [*(env.omission or []), Omission(
                 stage="budget", reason=f"{page.rows_left} of {page.total} row(s) were left out to fit "
                                        f"{budget.max_tokens} tokens",
-                rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left, next_cursor=cursor)]
+                rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left)]  # cursor: continuation
             update["continuation"] = (
                 Continuation(result_id=result_id, cursor=cursor, rows_left=page.rows_left, total=page.total)
                 if cursor else unretained(page.total, page.end, raw_lines, page_size, "the budget"))
         return env.model_copy(update=update)
 
-    fitted = fit(rows, 0, budget, render)
+    schema, same = table_names(parsed, key)
+    fitted = fit(rows, 0, budget, render, schema, same)
     if isinstance(fitted, Failure):
         return refused(env, fitted, budget)
     return fitted.model

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from parism.wire.envelope import Continuation, Envelope, Failure, Omission, OutputField, Review
+from parism.wire.envelope import Continuation, Envelope, Failure, Omission, OutputField
 from parism.wire.options import RunOptions
 from parism.output.envelopes import no_process
-from parism.output.shape import shape
-from parism.results.answer import row_key, rows_at, with_rows
+from parism.output.shape import lean, shape
+from parism.results.answer import row_key, rows_at, table_names, with_rows
 from parism.output.shape.budget import Page, fit
 from parism.output.shape.project import project
 from parism.results.cursor import CursorError, sign, verify
@@ -43,12 +43,16 @@ def rows_of(item: StoredResult) -> tuple[Any, str, list[Any]] | Envelope:
         return refusal("nothing_to_fetch", f"result {item.result_id} has no parsed value to page", item)
     opts = RunOptions.model_validate({"cmd": item.cmd, **item.query})
     value, key = parsed, item.rows_key
+    fmt = item.extra.get("format")
     if opts.projection_requested():
         projected = project(value, opts, key, item.row_fields, 0)
         if isinstance(projected, Failure):  # the run itself was refused the same way
             return refusal(projected.reason, projected.message, item)
         value, key = projected.parsed, projected.key or key
-    shaped = shape(value, requested=item.extra.get("format") or "json", rows_key=key, max_items=0, thresholds=None)
+    elif fmt is None and item.evidence_mode == "none" and item.parser_id is not None:
+        # the run's default answer: the same {schema, same, rows} table (pipeline's ``tables``)
+        value = lean.lean(value, item.parser_id, item.row_fields, key)
+    shaped = shape(value, requested=fmt or "json", rows_key=key, max_items=0, thresholds=None)
     found = row_key(shaped.parsed, key)
     rows = rows_at(shaped.parsed, found) if found is not None else None
     if found is None or rows is None:
@@ -67,25 +71,27 @@ def fetch(item: StoredResult, cursor: str, max_items: int) -> Envelope:
     if offset > len(rows):
         return refusal("cursor_invalid", f"the cursor points past the {len(rows)} rows of {item.result_id}", item)
     opts = RunOptions.model_validate({"cmd": item.cmd, **item.query})
-    review = Review.model_validate(item.review)
 
     def render(page: Page) -> Envelope:
         nxt = sign(item.result_id, item.qhash, page.end) if page.rows_left else None
+        # rows_omitted counts what this page leaves for the next ones, as continuation.rows_left
+        # does (the earlier pages had the rest): one count, never two that disagree
         omission = [Omission(
             stage="budget" if opts.budget is not None else "projection",
-            reason=(f"{page.rows_left} of {page.total} row(s) are left after this page"
+            reason=(f"rows {page.offset + 1}-{page.end} of {page.total} are on this page, {page.rows_left} are "
+                    "left after it"
                     + (f" (budget {opts.budget.max_tokens} tokens)" if opts.budget is not None else
                        f" (guard.max_items {max_items})")),
-            rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.total - len(page.rows),
-            next_cursor=nxt)] if page.rows_left else None
+            rows_total=page.total, rows_returned=len(page.rows), rows_omitted=page.rows_left)] if page.rows_left else None
         return Envelope(
             ok=item.ok, exitCode=item.exit_code, cmd=item.cmd, args=list(item.args), cwd=item.cwd, duration_ms=0,
             stdout=OutputField(raw="", parsed=with_rows(value, key, page.rows)), stderr=OutputField(raw=""),
-            diff=None, review=review, omission=omission,
+            diff=None, review=None, omission=omission,  # the run's answer had the review; the pages cost less
             continuation=Continuation(result_id=item.result_id, cursor=nxt, rows_left=page.rows_left, total=page.total))
 
     if opts.budget is not None:
-        fitted = fit(rows, offset, opts.budget, render)
+        schema, same = table_names(value, key)
+        fitted = fit(rows, offset, opts.budget, render, schema, same)
         if isinstance(fitted, Failure):
             return refusal(fitted.reason, fitted.message, item)
         return fitted.model

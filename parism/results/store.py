@@ -11,8 +11,8 @@ Invariants (each one is tested in ``tests/unit/store/``):
 - **Accounted before built.** Producers ask :meth:`ResultStore.allowance` and stop building
   (``parism.results.pack``) as soon as an item would pass the per-result limit, so a huge result
   costs at most the limit in transient memory, never its full size.
-- **Distinct misses.** ``unknown_id`` (never issued here), ``expired`` (TTL from creation, not
-  refreshed by reads), ``evicted`` (pushed out by newer results, or over the per-result limit
+- **Distinct misses.** ``unknown_id`` (never issued here), ``expired`` (idle longer than the
+  TTL: each read — ``fetch_result``, ``explain_result``, ``compare_results`` — renews it), ``evicted`` (pushed out by newer results, or over the per-result limit
   — the message then gives the size), ``not_retained`` (issued without ``retain: true``, or the
   store was full). Miss reasons are remembered for the last ``MISS_MEMORY`` ids only, so the
   miss memory is bounded too; an id that fell out of it reads as ``unknown_id``.
@@ -43,7 +43,7 @@ class StoreLimits:
     max_result_bytes: int = 2 * 1024 * 1024
     max_total_bytes: int = 32 * 1024 * 1024
     max_items: int = 16
-    ttl_ms: int = 60_000
+    ttl_ms: int = 900_000  # idle time: 15 minutes after the last read (issue #26: 60 s from creation was agent speed)
 
     @classmethod
     def from_settings(cls, store: Any) -> StoreLimits:
@@ -81,6 +81,7 @@ class StoredResult:
     qhash: str
     size: int
     created: float = 0.0  # set by the store (its clock)
+    used: float = 0.0  # the last put or read (the store's clock): the TTL counts from here
     extra: dict[str, Any] = field(default_factory=dict)  # failure, omissions of the original run
 
 
@@ -151,7 +152,7 @@ class ResultStore:
                                                  f"disabled (store.max_items = 0); {NOTHING_RERUN}")
                 self._remember(item.result_id, miss)
                 return Stored(False, miss.reason, miss.message)
-            item.created = now
+            item.created = item.used = now
             self._items[item.result_id] = item
             self._total += item.size
             self._misses.pop(item.result_id, None)
@@ -166,6 +167,7 @@ class ResultStore:
                     self._drop_expired(result_id, item)
                     return self._misses[result_id]
                 self._items.move_to_end(result_id)
+                item.used = now  # a read renews the idle time
                 return item
             miss = self._misses.get(result_id)
         if miss is not None:
@@ -179,14 +181,14 @@ class ResultStore:
     # -- under the lock ---------------------------------------------------------------
 
     def _expired(self, item: StoredResult, now: float) -> bool:
-        return (now - item.created) * 1000 >= self.limits.ttl_ms
+        return (now - item.used) * 1000 >= self.limits.ttl_ms
 
     def _drop_expired(self, rid: str, item: StoredResult) -> None:
         del self._items[rid]
         self._total -= item.size
         self._remember(rid, StoreMiss("expired", (
-            f"result {rid} expired: results are kept {self.limits.ttl_ms} ms from creation "
-            f"(store.ttl_ms); {NOTHING_RERUN}")))
+            f"result {rid} expired: results are kept {self.limits.ttl_ms} ms after their last read "
+            f"(store.ttl_ms; each fetch_result, explain_result or compare_results renews it); {NOTHING_RERUN}")))
 
     def _purge(self, now: float) -> None:
         for rid, item in [(r, i) for r, i in self._items.items() if self._expired(i, now)]:

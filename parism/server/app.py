@@ -45,18 +45,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("parism.server")
 
 INSTRUCTIONS = """\
-Parism runs allowlisted shell commands without a shell and returns a JSON envelope.
+Parism runs allowlisted commands without a shell and returns a JSON envelope.
 1. Call describe first (describe with cmd=<name> shows one command's allowed subcommands/flags).
 2. Call dry_run for a command you have not used yet: it runs only the guard.
-3. run takes cmd plus args as a list; no pipes, redirects, globs or ';' (the guard blocks them).
-   Use run_paged for long output, format="compact" to save tokens.
-4. ok=true: read stdout.parsed; when it is null or stdout.parse_error is set, use stdout.raw.
+3. run takes cmd plus args as a list. No shell: the guard refuses pipes, redirects, ';', '&&' and
+   '$('; a glob such as * is not expanded (the program gets a literal *): name the files instead.
+   Leave format unset: the default answer is the cheapest. Use budget to page long row lists,
+   run_paged for long raw output.
+4. ok=true: read stdout.parsed; when it is null, read stdout.raw (stdout.parse_error says why).
    ok=false: branch on failure.kind (guard|exec|parse|config); failure.hint says what to change.
    A non-zero exit code is data (failure.reason non_zero_exit), not a tool error.
-   A table {schema, default, rows}: each row is default plus its non-null cells, named by schema.
-5. run with retain=true keeps the answer (review.result_id): fetch_result pages on after a budget
-   cut (until continuation has no cursor), explain_result shows where a value came from (with
-   evidence="fields"), compare_results diffs two runs of the same command. They never re-run."""
+   A table {schema, same, rows}: row i is same plus schema zipped with rows[i]; null means null.
+5. run with retain=true keeps the answer (review.result_id) 15 minutes after its last read:
+   fetch_result pages on after a budget cut (until continuation has no cursor), explain_result
+   shows where a value came from (with evidence="fields"), compare_results diffs two runs of the
+   same command. They never re-run."""
 
 
 def run_annotations(cfg: "LoadedConfig") -> ToolAnnotations:

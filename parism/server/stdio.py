@@ -253,6 +253,10 @@ def _internal_error(message: Any, exc: ValueError) -> bytes:
     return _dump(error.response())
 
 
+#: A write to a pipe the client closed (its reading end): the client is gone, not an error of ours.
+GONE = (BrokenPipeError, ConnectionResetError)
+
+
 def _write(out: BinaryIO, pieces: Iterable[bytes]) -> int:
     """Write one answer (worker thread); returns its size in bytes."""
     size = 0
@@ -345,7 +349,10 @@ class Wire:
         message = JSONRPCResponse(jsonrpc="2.0", id=rid,
                                   result=_methods.serialize_server_result("tools/call", version, dict(result)))
         taken, structured = _take(message)
-        return not taken and self.write_if_room(*_serialised(message, structured)) is not None
+        try:
+            return not taken and self.write_if_room(*_serialised(message, structured)) is not None
+        except GONE:  # the client closed our stdout: the writer says so once (its own write fails too)
+            return False
 
     def write_if_room(self, data: bytes, mirror: bytes | None) -> int | None:
         """Write a serialised answer without long strings (``_serialised``) now if the pipe has
@@ -409,15 +416,25 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
                     await to_sdk.send(SessionMessage(item))
 
     async def writer() -> None:
+        gone = False
         async with from_sdk:
             async for session_message in from_sdk:
                 message = session_message.message
                 del session_message
                 if _already_answered(message):
                     continue  # the SDK's answer to a call whose answer is out (Wire.answer_now)
+                if gone:
+                    continue  # nobody reads our stdout any more: the SDK's messages are dropped
                 if hooks.on_answer is not None and (hasattr(message, "result") or hasattr(message, "error")):
                     hooks.on_answer(getattr(message, "id", None))
-                size = await _send(wire, message)
+                try:
+                    size = await _send(wire, message)
+                except GONE:
+                    # issue #26: a client that went away mid-call left a 60-line traceback here
+                    log.warning("the client closed the server's stdout: answers cannot be written; exiting")
+                    gone = True
+                    hooks.on_eof()
+                    continue
                 del message
                 if size >= TRIM_AFTER:
                     host.trim_heap()

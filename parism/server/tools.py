@@ -125,6 +125,12 @@ async def _dry_run(engine: "Engine", opts: DryRunOptions) -> DryRunResult:
     return await anyio.to_thread.run_sync(engine.dry_run, opts.cmd, list(opts.args), opts.cwd)
 
 
+#: What every result tool says of retention (``results.store``: an idle time, renewed by each read).
+KEPT = ("A result is kept 15 minutes after its last read (each fetch_result, explain_result or "
+        "compare_results renews it; store.ttl_ms in describe), within store.max_items results and "
+        "store.max_total_bytes.")
+
+
 def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
     """The server's tools; ``exec_hints`` are the annotations of the tools that run commands."""
     return (
@@ -146,19 +152,21 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
                 "Next page of a run(retain: true) answer that a budget or max_items cut: pass "
                 "continuation.result_id and continuation.cursor unchanged, repeat until the answer's "
                 "continuation has no cursor. Nothing is re-run; an unknown, expired, evicted or not "
-                "retained id is refused with that reason (run the command again with retain: true).",
+                "retained id is refused with that reason (run the command again with retain: true). "
+                + KEPT,
                 FetchOptions, Envelope, _acall, _envelope_is_error, READ_ONLY),
         ToolRow("explain_result", "Explain where a value came from",
                 "Where one value of a retained result came from: pointer is a JSON Pointer into "
                 "stdout.parsed (e.g. /entries/3/size_bytes). Answers value, source_kind (verbatim, "
                 "derived with its transform, or none) and source_spans: [start, end) UTF-8 byte offsets "
-                "into the masked stdout. Needs run(retain: true, evidence: \"fields\").",
+                "into the masked stdout. Needs run(retain: true, evidence: \"fields\"). " + KEPT,
                 ExplainOptions, ExplainResult, _acall, lambda r: False, READ_ONLY),
         ToolRow("compare_results", "Compare two retained results",
                 "What changed between two run(retain: true) results of the same command, args and cwd: "
                 "added/removed/changed rows by identity (git status/log/branch: repository + path, hash or "
                 "name; kubectl -o json: metadata.uid; other commands: name the identity fields in keys). "
-                "comparable: false with refusal_reason when the runs differ or rows have no identity (ps).",
+                "comparable: false with refusal_reason when the runs differ or rows have no identity (ps). "
+                + KEPT,
                 CompareOptions, CompareResult, _acall, lambda r: False, READ_ONLY),
         *job_rows(exec_hints),
     )

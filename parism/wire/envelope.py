@@ -49,7 +49,7 @@ class Hint(WireModel):
 
 class ParseError(WireModel):
     reason: Literal[
-        "parser_exception", "schema_violation", "unsupported_format", "unrecognized_output"
+        "parser_exception", "schema_violation", "unsupported_format", "unrecognized_output", "parser_not_found"
     ]
     message: str
     hint: Hint | None = None
@@ -298,7 +298,7 @@ class DescribeResult(WireModel):
     packs: list[dict[str, Any]] | None = None  # parser packs: [{name, path, status, error?}]
     guard_summary: dict[str, Any] | None = None
     tools: list[str] | None = None
-    result_store: dict[str, int] | None = None
+    result_store: dict[str, int | str] | None = None  # the [store] settings and "ttl": the rule in words
     telemetry_enabled: bool | None = None
     host_os: str | None = None
     sandbox: dict[str, Any] | None = None

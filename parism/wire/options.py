@@ -67,8 +67,12 @@ class Budget(StrictOptions):
     """A ceiling on the answer's size; rows that do not fit are cut and the answer says how to
     get them."""
 
-    max_tokens: int = Field(ge=1, le=MAX_INT, description="Largest answer, in tokens of `tokenizer`.")
-    tokenizer: Tokenizer = Field(default="parism/approx", description="How tokens are counted.")
+    max_tokens: int = Field(ge=1, le=MAX_INT, description=(
+        "Largest answer, in tokens of `tokenizer`. No fixed minimum: refused, with the need, only "
+        "when the answer with one row does not fit."))
+    tokenizer: Tokenizer = Field(default="parism/approx", description=(
+        "How tokens are counted: parism/approx estimates o200k (within 15 % on real outputs), byte "
+        "counts UTF-8 bytes."))
     required_fields: list[FieldName] | None = Field(
         default=None, min_length=1, max_length=64, description="Row fields never dropped to fit.")
     overflow: Literal["page", "error"] = Field(
@@ -90,8 +94,9 @@ class RunOptions(CallOptions):
 
     format: Literal["json", "compact", "json-no-raw"] | None = Field(
         default=None,
-        description='"json" (parsed + raw), "compact" (rows folded into columns), "json-no-raw" '
-        "(parsed only). Unset: json, compacted automatically when the result has many rows.")
+        description='Unset (the default, the fewest tokens): parsed rows as {schema, same, rows} tables, raw '
+        'left out when the parse restates it (cat: raw alone). "json": parsed objects + raw; "compact": '
+        'objects folded into {schema, rows} + raw; "json-no-raw": parsed objects only.')
     select: list[FieldName] | None = Field(
         default=None, min_length=1, max_length=64, description="Row fields to keep, in this order.")
     where: list[Where] | None = Field(
@@ -107,7 +112,9 @@ class RunOptions(CallOptions):
     evidence: Literal["none", "rows", "fields"] = Field(
         default="none", description="Source spans in the raw output per row or per field.")
     retain: bool = Field(
-        default=False, description="Keep the result for fetch_result/explain_result/compare_results.")
+        default=False, description=(
+            "Keep the result for fetch_result/explain_result/compare_results, 15 minutes after its "
+            "last read (store.ttl_ms)."))
     timeout_ms: int | None = Field(default=None, ge=1, le=MAX_INT, description=TIMEOUT)
     stdin: str | None = Field(default=None, description=(
         "Text given to the command's standard input (UTF-8, at most guard.max_stdin_bytes); never echoed "
@@ -165,7 +172,7 @@ class FetchOptions(StrictOptions):
 
     result_id: ResultId
     cursor: str = Field(min_length=1, max_length=4096, description=(
-        "continuation.cursor (or omission[].next_cursor) of the previous page, unchanged."))
+        "continuation.cursor of the previous page, unchanged."))
 
 
 class ExplainOptions(StrictOptions):

@@ -58,7 +58,9 @@ async def test_budget_over_mcp(session: ClientSession, listing: dict[str, int]) 
 
 async def test_lean_default_and_explicit_json(session: ClientSession, listing: dict[str, int]) -> None:
     env = await run(session)
-    assert env["stdout"]["raw"] == "" and "default" in env["stdout"]["parsed"]["entries"]
+    table = env["stdout"]["parsed"]["entries"]
+    assert env["stdout"]["raw"] == "" and set(table) <= {"schema", "same", "rows"}
+    assert all(len(r) == len(table["schema"]) for r in table["rows"])  # one cell per schema name
     rows = {r["name"]: r for r in expand(env["stdout"]["parsed"])["entries"]}
     assert {n: rows[n]["size_bytes"] for n in listing} == listing
     seed = await run(session, format="json")

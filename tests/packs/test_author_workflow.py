@@ -14,6 +14,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from tests.unit.shape.test_naive_reader import naive_rows
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,12 +99,12 @@ async def test_running_server_picks_up_an_added_pack(home: Path) -> None:
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         before = (await s.call_tool("run", {"cmd": "ip", "args": ["-br", "addr"]})).structured_content
-        assert before["stdout"]["parsed"] is None and before["failure"]["reason"] == "parser_not_found", before
+        assert before["stdout"]["parsed"] is None and before["stdout"]["parse_error"]["reason"] == "parser_not_found", before
         assert cli(home, "add", str(EXAMPLE)).returncode == 0
         await anyio.sleep(1.2)  # the re-scan interval
         after = (await s.call_tool("run", {"cmd": "ip", "args": ["-br", "addr"]})).structured_content
         described = (await s.call_tool("describe", {})).structured_content
-    names = sorted(i["name"] for i in after["stdout"]["parsed"]["interfaces"])
+    names = sorted(i["name"] for i in naive_rows(after["stdout"]["parsed"]["interfaces"]))  # the default table
     assert names == sorted(os.listdir("/sys/class/net")), after
     assert {"name": "ip", "status": "loaded"}.items() <= described["packs"][0].items()
     assert "ip" in described["available_parsers"]

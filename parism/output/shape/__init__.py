@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from parism.wire.envelope import Omission
-from parism.output.shape import lean
+from parism.output.shape import lean, restate
 from parism.output.shape.adaptive import choose
 from parism.output.shape.compact import compact
 from parism.output.shape.limits import cut
@@ -32,15 +32,22 @@ class Shaped:
 
 
 def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items: int,
-          thresholds: dict[str, int] | None, lean_id: str | None = None,
-          args: Sequence[str] = ()) -> Shaped:
-    """``lean_id``: the parser's id when the call allows the lean default (no format, projection,
-    budget or evidence); parsers :mod:`parism.output.shape.lean` knows get that answer."""
+          thresholds: dict[str, int] | None, parser: Any = None, args: Sequence[str] = (),
+          text: str = "", paged: bool = False) -> Shaped:
+    """``parser``: the parser when the call allows the default answer (no format, projection or
+    evidence): its tables (:mod:`parism.output.shape.lean`), and raw left out when the parse restates
+    ``text`` (:mod:`parism.output.shape.restate`) or the parse left out when it is the text itself
+    (unless ``paged``: a budget pages the rows, whatever they are)."""
     value, omission = cut(parsed, rows_key, max_items)
     out = Shaped(parsed=value, keep_raw=True, omissions=[omission] if omission else [])
-    if requested is None and lean_id is not None and lean.applies(lean_id):
-        out.parsed = lean.lean(value, lean_id)
-        out.keep_raw = not lean.replaces_raw(value, lean_id, args)
+    if requested is None and parser is not None:
+        if parser.id in restate.TEXT_ONLY and not paged:
+            out.parsed, out.omissions = None, []  # the parse is the text's lines: raw alone says it all
+            out.warnings.append("format_adapted:raw")
+            return out
+        out.parsed = lean.lean(value, parser.id, parser.row_fields, rows_key)
+        whole = out.parsed if omission is None else lean.lean(parsed, parser.id, parser.row_fields, rows_key)
+        out.keep_raw = not restate.restates(text, parsed, whole, parser, args)
         out.warnings.append("format_adapted:lean")
         return out
     choice = choose(requested, value, thresholds)

@@ -9,12 +9,15 @@ and a row's identity are therefore never dropped; when not one row fits, or ``ov
 forbids a cut, the answer is a refusal instead of a partial result.
 
 ``run`` calls :func:`fit` with offset 0 and ``fetch_result`` with the offset of its cursor (the
-same function), so the pages concatenate to exactly the unbudgeted rows.
+same function), so the pages concatenate to exactly the unbudgeted rows.  The rows are the
+default answer's (a ``{schema, same, rows}`` table's cell lists, :mod:`parism.output.shape.lean`) or a
+projection's objects.  There is no fixed minimum: the budget is refused only when the answer
+with one row — this call's own envelope — does not fit, and the refusal says what it needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -24,9 +27,6 @@ from parism.wire.envelope import BudgetReport, Failure, WireModel
 from parism.wire.options import Budget
 from parism.output.shape.project import refusal
 from parism.output.shape.tokens import SCOPE, TOKENIZERS
-
-#: Below this no envelope with a row fits reliably (contract §3.3): refused before the command runs.
-MINIMUM_ENVELOPE_TOKENS = 1200
 
 M = TypeVar("M", bound=WireModel)
 
@@ -48,13 +48,6 @@ class Fitted(Generic[M]):
     model: M  # render(page) with ``budget`` set to ``report``
     page: Page
     report: BudgetReport
-
-
-def precheck(budget: Budget | None) -> Failure | None:
-    if budget is not None and budget.max_tokens < MINIMUM_ENVELOPE_TOKENS:
-        return refusal("budget_too_small", f"budget.max_tokens is {budget.max_tokens}; an answer needs at least "
-                                           f"{MINIMUM_ENVELOPE_TOKENS} (the envelope alone is a few hundred)")
-    return None
 
 
 def payload_text(model: WireModel) -> str:
@@ -79,20 +72,33 @@ def measure(model: M, budget: Budget) -> tuple[M, BudgetReport]:
     return model.model_copy(update={"budget": report}), report  # digits oscillating: the last count
 
 
-def missing_required(rows: Sequence[Any], offset: int, budget: Budget) -> Failure | None:
+def missing_required(rows: Sequence[Any], offset: int, budget: Budget, schema: Sequence[str] | None = None,
+                     same: Mapping[str, Any] | None = None) -> Failure | None:
+    """A row that lacks a required field: an object without the key, or a table row (``schema``
+    given) whose cell is null where ``same`` does not hold the field."""
+    required = [n for n in budget.required_fields or () if schema is None or n not in (same or {})]
+    at = {k: i for i, k in enumerate(schema)} if schema is not None else None
     for n in range(offset, len(rows)):
         row = rows[n]
-        for name in budget.required_fields or ():
-            if isinstance(row, dict) and name not in row:
+        for name in required:
+            if at is not None and isinstance(row, list):
+                i = at.get(name)
+                if i is None or i >= len(row) or row[i] is None:
+                    have = ", ".join(k for k, v in zip(schema or (), row) if v is not None) or "no fields"
+                    return refusal("required_field_missing", f"required field '{name}' is missing from row {n} "
+                                                             f"(it has: {have}); nothing partial is sent")
+            elif isinstance(row, dict) and name not in row:
                 have = ", ".join(row) or "no fields"
                 return refusal("required_field_missing", f"required field '{name}' is missing from row {n} "
                                                          f"(it has: {have}); nothing partial is sent")
     return None
 
 
-def fit(rows: Sequence[Any], offset: int, budget: Budget, render: Callable[[Page], M]) -> Fitted[M] | Failure:
-    """The largest page ``rows[offset:end]`` whose rendered answer counts ≤ ``max_tokens``."""
-    bad = missing_required(rows, offset, budget)
+def fit(rows: Sequence[Any], offset: int, budget: Budget, render: Callable[[Page], M],
+        schema: Sequence[str] | None = None, same: Mapping[str, Any] | None = None) -> Fitted[M] | Failure:
+    """The largest page ``rows[offset:end]`` whose rendered answer counts ≤ ``max_tokens``
+    (``schema``, ``same``: the table the rows are cells of, for ``required_fields``)."""
+    bad = missing_required(rows, offset, budget, schema, same)
     if bad is not None:
         return bad
     total = len(rows)
@@ -117,7 +123,7 @@ def fit(rows: Sequence[Any], offset: int, budget: Budget, render: Callable[[Page
             high = mid - 1
     if found is None:
         one = attempt(min(offset + 1, total))[1].measured_tokens
-        return refusal("budget_too_small", f"not one row fits: the answer with one row needs {one} tokens, "
-                                           f"budget.max_tokens is {budget.max_tokens}")
+        return refusal("budget_too_small", f"not one row fits: this answer with one row needs {one} tokens, "
+                                           f"budget.max_tokens is {budget.max_tokens}; give at least {one}")
     end, (model, report) = found
     return Fitted(model, Page(list(rows[offset:end]), offset, end, total), report)

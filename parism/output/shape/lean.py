@@ -1,36 +1,35 @@
-"""The lean default answer: with no format chosen, the model reads no more tokens than the raw text.
+"""The default answer's tables: ``{schema, same, rows}``, read right by a reader who knows no rule.
 
-Measured (docs/envelope.md, ``scripts/bench_tokens.py``): the full parsed rows cost 1.3–2.5× the
-raw text in o200k tokens, and raw repeated beside them doubles that.  Three lossless steps bring
-the answer of the parsers listed in :data:`DERIVED` under the raw text:
+Issue #26 (docs/envelope.md, "The default answer"): the earlier lean form left a column's most
+common value in a ``default`` map and wrote ``null`` for it in the rows, trimmed trailing cells
+and ordered columns by their gaps, so one row held three meanings of ``null`` and a model that
+counted "rows whose mode starts with d" counted 0.  This form has one reading:
 
-1. **Raw is not repeated**: these parsers restate every printed value of their rows (a test
-   checks every word of the real fixtures' data lines against the lean rows), so the parsed
-   value replaces raw — unless the parse reported doubts (``warnings``, ``unresolved``) or the
-   arguments ask for a form the rows only partly restate (:data:`PARTIAL_WITH`).
-2. **Derived fields are left to an explicit view**: a field computed from another printed field
-   of the same row (``ls``: ``type``, ``permissions``, ``mode_octal``… from ``mode``,
-   ``modified_at`` from ``modified_raw``) is dropped from that row; ``format: "json"`` (the
-   seed's shape) or ``select`` returns it.
-3. **Folded tables with defaults**: every top-level array of objects becomes ``{schema,
-   default, rows}``: a row is ``default`` overlaid with its non-null cells.  A column whose value
-   is the same in every row is only in ``default`` (owner and group of a listing); a column whose
-   most common value fills a quarter of the rows (at least :data:`MIN_DEFAULT`) keeps its other
-   values in the rows and that one in ``default`` (``tmpfs`` in ``df``, ``?`` as a process's
-   terminal); columns with more null cells come later and a row ends at its last value.  A
-   column some rows lack never has a default (a null there is an absent field).
-   :func:`expand` restores the rows.
+1. **Every row carries exactly one cell per ``schema`` name**, in the same order in every row.
+2. **The column order is declared per parser** (its ``row_fields``, then any other field in
+   alphabetical order): it never depends on the data, so two calls of a command name their
+   columns in the same order.
+3. **``null`` means only null or absent.**  A field whose value is the same in *every* row
+   (JSON-equal: ``1``, ``1.0`` and ``true`` differ) leaves the schema for the table-level map
+   ``same``; a field no row has (or only as ``null``) is not in the table.  Nothing else is
+   implied: ``row i = {**same, **zip(schema, rows[i])}``.
 
-Parsers not listed keep the adaptive behaviour (contract §6.4).
+Fields derived from another printed field of the same row (:data:`DERIVED`: ``ls``'s ``type``
+from ``mode``) are left to an explicit ``format: "json"`` or ``select`` when every row shows the
+field they are derived from (else the column stays whole: a blank cell never means "derived");
+an array of one row
+stays a list of objects (a table would cost more than the object).  :func:`expand` is the
+naive reading; ``tests/unit/shape/test_naive_reader.py`` checks it against ``format: "json"``
+on every parser's fixtures and the shared corpus.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Sequence
-from types import NoneType
+from itertools import compress
 from typing import Any
+
+from pydantic_core import to_json
 
 from parism.output.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_than, fold
 
@@ -39,61 +38,32 @@ DERIVED: dict[str, dict[str, str]] = {
     "ls": {"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode",
            "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size",
            "accessed_at": "accessed_raw", "changed_at": "changed_raw", "birth_at": "birth_raw"},
-    "ps": {},
     "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
     "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},
+    "git-status": {"index": "xy", "worktree": "xy"},
 }
 
-#: Fewest rows a column's most common value must fill to become its default (and a quarter of them).
-MIN_DEFAULT = 3
+#: The name of the table-level map of values every row shares.
+SAME = "same"
 
-#: Keys of a parsed value that say the parse is not a full restatement of the text.
-DOUBTS = ("warnings", "unresolved")
-
-
-def applies(parser_id: str | None) -> bool:
-    return parser_id in DERIVED
+_NESTED = frozenset({dict, list})
+NEGATIVE_ZERO = (-0.0).hex()
 
 
-#: parser id → arguments under which its rows do not restate every printed value (raw is kept):
-#: ``git log --stat`` prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
-#: patch and name forms are not checked word by word against real output (yet), so raw stays.
-PARTIAL_WITH: dict[str, tuple[str, ...]] = {"git-log": (
-    "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
-    "--full-diff", "--notes", "--show-notes")}
-
-
-def replaces_raw(parsed: Any, parser_id: str, args: Sequence[str] = ()) -> bool:
-    """The lean value carries everything raw does (no parse doubts, no partial form)."""
-    partial = PARTIAL_WITH.get(parser_id, ())
-    if any(a == p or a.startswith(p + "=") for a in args for p in partial):
-        return False
-    return isinstance(parsed, dict) and not any(parsed.get(k) for k in DOUBTS)
-
-
-def lean(parsed: Any, parser_id: str) -> Any:
-    """Drop derived fields, then fold every array of objects into ``{schema, default, rows}``.  An
-    array whose rows carry an explicit ``null`` stays as it is (a folded null means "absent").
-
-    Rows are folded and transposed once; the columns' cell types, read once, serve the depth
-    check (``compact``'s), the null check and the defaults, and a derived column beside its
-    source in every row is dropped without reading its cells again (no dict per row is built)."""
+def lean(parsed: Any, parser_id: str, row_fields: Sequence[str] = (), rows_key: str | None = None) -> Any:
+    """Drop derived fields, then fold every array of two or more objects into ``{schema, same,
+    rows}``.  ``row_fields``: the parser's declared order of the ``rows_key`` array's fields.
+    Nesting ``compact`` refuses to fold leaves the rows objects (without their derived fields)."""
     if not isinstance(parsed, dict):
         return parsed
-    derived = DERIVED[parser_id]
+    derived = DERIVED.get(parser_id, {})
     out: dict[str, Any] = {}
     for key, value in parsed.items():
         if isinstance(value, list) and len(value) > 1 and (folded := fold(value)) is not value:
-            schema, columns = folded["schema"], list(zip(*folded["rows"]))
-            kinds = [set(map(type, c)) for c in columns]
-            if columns_deeper_than(columns, kinds, MAX_DEPTH - 3):  # the array and its rows: two levels
+            table = _table(folded["schema"], folded["rows"], derived, row_fields if key == rows_key else ())
+            if table is None:
                 return _refused(parsed, derived)
-            # a None cell is a missing key or an explicit null: more of them than missing keys is a null
-            nones = [c.count(None) if NoneType in k else 0 for c, k in zip(columns, kinds)]
-            if sum(nones) > len(value) * len(schema) - sum(map(len, value)):
-                out[key] = _slim_all(value, derived)
-            else:
-                out[key] = _defaults(schema, columns, kinds, nones, derived, len(value))
+            out[key] = table
         elif deeper_than(value, MAX_DEPTH - 1):  # compact's check; a one-row array's too
             return _refused(parsed, derived)
         else:
@@ -101,20 +71,80 @@ def lean(parsed: Any, parser_id: str) -> Any:
     return out
 
 
+def order(names: Sequence[str], declared: Sequence[str]) -> list[str]:
+    """The declared order of ``names``: the declared ones first, then the rest alphabetically."""
+    have = set(names)
+    first = [n for n in declared if n in have]
+    return first + sorted(have.difference(first))
+
+
+def _table(schema: list[str], rows: list[list[Any]], derived: dict[str, str],
+           declared: Sequence[str]) -> dict[str, Any] | None:
+    n = len(rows)
+    columns = dict(zip(schema, zip(*rows)))  # name → its cells (None: absent or null)
+    for name, source in derived.items():  # left out only where every row shows its source: a
+        if name in columns and source in columns and None not in columns[source]:  # blank is no value
+            del columns[name]
+    names = order(list(columns), declared)
+    cells = [columns[k] for k in names]
+    kinds = [set(map(type, c)) for c in cells]
+    if columns_deeper_than(cells, kinds, MAX_DEPTH - 3):  # the array and its rows: two levels
+        return None
+    same: dict[str, Any] = {}
+    keep: list[bool] = []
+    for name, column, kind in zip(names, cells, kinds):
+        if kind == {type(None)}:  # no row has a value: not in the table
+            keep.append(False)
+        elif _shared(column, kind):
+            same[name] = column[0]
+            keep.append(False)
+        else:
+            keep.append(True)
+    kept = list(compress(cells, keep))
+    out: dict[str, Any] = {"schema": list(compress(names, keep))}
+    if same:
+        out[SAME] = same
+    out["rows"] = [list(r) for r in zip(*kept)] if kept else [[] for _ in range(n)]
+    return out
+
+
+def _shared(column: tuple[Any, ...], kinds: set[type]) -> bool:
+    """Is every cell the same JSON value (not null)?  Python's ``==`` says ``1 == True == 1.0``
+    and ``-0.0 == 0.0``: one exact type is required, a float zero's sign too, and nested values
+    compare by their JSON."""
+    if len(kinds) != 1:
+        return False
+    kind = next(iter(kinds))
+    first = column[0]
+    if first is None or column.count(first) != len(column):
+        return False
+    if kind is float:
+        return first == first and len(set(map(float.hex, column))) == 1  # NaN equals nothing
+    if kind in _NESTED:
+        text = to_json(first)
+        return all(to_json(v) == text for v in column)
+    return True
+
+
 def _refused(parsed: dict[str, Any], derived: dict[str, str]) -> dict[str, Any]:
     """Nesting ``compact`` refuses to fold: the rows stay objects, without their derived fields."""
     return {k: _slim_all(v, derived) for k, v in parsed.items()}
 
 
+def is_table(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("schema"), list) and isinstance(value.get("rows"), list)
+
+
 def expand(value: Any) -> Any:
-    """The rows of a lean (or compact) value as objects again: ``expand(lean(v)) == slim(v)``."""
+    """The naive reading of a lean (or compact) value: each row zipped with ``schema`` over
+    ``same``; a ``null`` cell is an absent field."""
     if not isinstance(value, dict):
         return value
     out = {}
     for key, table in value.items():
-        if isinstance(table, dict) and isinstance(table.get("schema"), list) and isinstance(table.get("rows"), list):
-            default, schema = table.get("default", {}), table["schema"]
-            out[key] = [{**default, **{k: v for k, v in zip(schema, row) if v is not None}} for row in table["rows"]]
+        if is_table(table):
+            same, schema = table.get(SAME, table.get("default", {})), table["schema"]
+            out[key] = [{**same, **{k: v for k, v in zip(schema, row) if v is not None}} for row in table["rows"]]
         else:
             out[key] = table
     return out
@@ -127,87 +157,4 @@ def _slim_all(value: Any, derived: dict[str, str]) -> Any:
 def _slim(row: Any, derived: dict[str, str]) -> Any:
     if not isinstance(row, dict):
         return row
-    return {k: v for k, v in row.items() if derived.get(k) not in row}
-
-
-def _defaults(schema: list[str], columns: list[tuple[Any, ...]], kinds: list[set[type]], nones: list[int],
-              derived: dict[str, str], n: int) -> dict[str, Any]:
-    """Blank the derived cells of rows that have their source, give columns their default
-    (constant columns leave the schema), blank the cells equal to it, order the columns by their
-    blank cells (fewest first) and end each row at its last value, so a field few rows have (a
-    symlink's ``target``) costs nothing in the others.  ``kinds``: the cell types of each of the
-    ``n`` rows' columns, ``nones``: its None cells (every one an absent field)."""
-    at = {k: i for i, k in enumerate(schema)}
-    cols: list[Sequence[Any] | None] = list(columns)  # None: every cell blank
-    gaps = list(nones)  # the printed columns' absent fields
-    for i, k in enumerate(schema):
-        source = at.get(derived.get(k, ""))
-        if source is None:
-            continue
-        if not gaps[source]:
-            cols[i], nones[i] = None, n
-        else:
-            cols[i] = [None if s is not None else v for v, s in zip(columns[i], columns[source])]
-            kinds[i] = set(map(type, cols[i]))
-            nones[i] = cols[i].count(None)  # type: ignore[union-attr]
-    default: dict[str, Any] = {}
-    for i, column in enumerate(cols):
-        found = _usual(column, kinds[i]) if column is not None and not nones[i] else None
-        if found is not None:
-            kind, value, mixed, hits = found
-            default[schema[i]] = value
-            if hits == n and value == value:  # every cell blank (NaN equals no cell)
-                cols[i], nones[i] = None, n
-            else:
-                cols[i] = _blanked(column, kind, value, mixed)  # type: ignore[arg-type]
-                nones[i] = cols[i].count(None)  # type: ignore[union-attr]
-    keep = [i for i in sorted(range(len(schema)), key=nones.__getitem__) if nones[i] < n]
-    out: dict[str, Any] = {"schema": [schema[i] for i in keep]}
-    if default:
-        out["default"] = default
-    rows = []
-    for row in map(list, zip(*(cols[i] for i in keep))) if keep else ([] for _ in range(n)):
-        while row and row[-1] is None:
-            row.pop()
-        rows.append(row)
-    out["rows"] = rows
-    return out
-
-
-def _usual(column: Sequence[Any], kinds: set[type]) -> tuple[type, Any, bool, int] | None:
-    """(type, value, mixed, cells equal to it) of the default of a column without gaps (``kinds``:
-    its cell types): its most common scalar when it fills every row, or a quarter of them and at
-    least :data:`MIN_DEFAULT`."""
-    n = len(column)
-    try:
-        value, hits = Counter(column).most_common(1)[0]
-    except TypeError:  # a nested value: no default
-        return None
-    kind = type(value)
-    mixed = _mixed(column, kinds, kind, value)
-    if mixed:  # 1 == True == 1.0 and -0.0 == 0.0: count JSON-equal cells only
-        hits = sum(1 for v in column if _same(v, kind, value))
-    if hits == n or (hits >= MIN_DEFAULT and 4 * hits >= n):
-        return kind, value, mixed, hits
-    return None
-
-
-def _mixed(column: Sequence[Any], kinds: set[type], kind: type, value: Any) -> bool:
-    """Could cells equal to ``value`` in Python differ from it in JSON (another type, a zero of
-    the other sign)?"""
-    if kinds != {kind}:
-        return True
-    return kind is float and value == 0 and NEGATIVE_ZERO in map(float.hex, column)
-
-
-NEGATIVE_ZERO = (-0.0).hex()
-
-
-def _same(v: Any, kind: type, value: Any) -> bool:
-    return type(v) is kind and v == value and (kind is not float or math.copysign(1, v) == math.copysign(1, value))
-
-
-def _blanked(column: list[Any], kind: type, value: Any, mixed: bool) -> list[Any]:
-    if mixed:
-        return [None if _same(v, kind, value) else v for v in column]
-    return [None if v == value else v for v in column]
+    return {k: v for k, v in row.items() if k not in derived or row.get(derived[k]) is None}

@@ -29,6 +29,7 @@ class DiffFile(BaseModel):
     old_mode: str | None = None
     new_mode: str | None = None
     similarity: int | None = None
+    index: str | None = None  # the ``index`` line's blob ids (and mode): ``de98044..a7bc997 100644``
     insertions: int | None = None
     deletions: int | None = None
     hunks: list[Hunk] | None = None
@@ -144,7 +145,9 @@ def _extended(line: str, b: _FileBuilder) -> bool:
         b.new = b.new or b.side(line[4:])
     elif line.startswith("Binary files ") or line == "GIT binary patch":
         f.binary = True
-    elif not line.startswith("index "):
+    elif line.startswith("index "):
+        f.index = line[6:]
+    else:
         return False
     return True
 

@@ -34,7 +34,9 @@ def test_grep_no_match_is_parsed_as_empty_with_ok_false(engine: Engine, tmp_path
 def test_parser_not_found_keeps_ok_true(engine: Engine, tmp_path: Path) -> None:
     env = engine.run("echo", ["hello"], cwd=str(tmp_path))
     assert env.ok is True and env.exitCode == 0 and env.stdout.raw == "hello\n"
-    assert env.failure is not None and (env.failure.kind, env.failure.reason) == ("parse", "parser_not_found")
+    # issue #26: ok: true came with a failure object; nothing failed, raw is the answer
+    assert env.failure is None
+    assert env.stdout.parse_error is not None and env.stdout.parse_error.reason == "parser_not_found"
     assert env.stdout.parsed is None
 
 

@@ -49,15 +49,31 @@ def test_reasons_are_distinct() -> None:
     assert all("nothing is re-executed" in g.message for g in got.values())  # type: ignore[union-attr]
 
 
-def test_ttl_counts_from_creation_not_from_reads() -> None:
+def test_ttl_is_an_idle_time_renewed_by_each_read() -> None:
+    """Issue #26: a fetch 62 s after the run was refused (60 s from creation).  Reads renew it;
+    an unread result expires one TTL after its last read, and ``age_ms`` still counts from
+    creation."""
     clock = Clock()
     store = ResultStore(StoreLimits(ttl_ms=1000), clock)
     store.put(item("r_a", 1))
-    for _ in range(2):
-        clock.now += 0.4
-        assert isinstance(store.get("r_a"), StoredResult)
-    clock.now += 0.4
-    assert getattr(store.get("r_a"), "reason", None) == "expired"
+    store.put(item("r_b", 1))
+    for _ in range(5):  # 4 s in all, each read within the TTL of the one before
+        clock.now += 0.8
+        got = store.get("r_a")
+        assert isinstance(got, StoredResult)
+    assert 3990 <= store.age_ms(got) <= 4000  # float clock
+    assert getattr(store.get("r_b"), "reason", None) == "expired"  # never read: gone after 1 s idle
+    clock.now += 0.999
+    assert isinstance(store.get("r_a"), StoredResult)
+    clock.now += 1.0
+    miss = store.get("r_a")
+    assert getattr(miss, "reason", None) == "expired" and "after their last read" in miss.message  # type: ignore[union-attr]
+
+
+def test_the_default_ttl_is_fifteen_minutes() -> None:
+    from parism.config.model import Settings
+
+    assert StoreLimits().ttl_ms == Settings().store.ttl_ms == 15 * 60 * 1000
 
 
 def test_reads_refresh_lru_order() -> None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_json
 
 from parism.wire.envelope import Envelope, Failure, OutputField
 from parism.wire.options import Budget
-from parism.output.shape.budget import Fitted, Page, fit, precheck
+from parism.output.shape.budget import Fitted, Page, fit
 from parism.output.shape.tokens import approx, byte, count
 from tests.unit.shape.test_project import ARRAYS
 
@@ -23,17 +22,31 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=N
 
 
 def ref_approx(text: str) -> int:
-    units = text.encode("utf-16-le")
-    chars = [int.from_bytes(units[i:i + 2], "little") for i in range(0, len(units), 2)]
-    total, run = 0, 0
-    for c in chars + [0x20]:
-        if chr(c).isascii() and (chr(c).isalnum() or chr(c) == "_"):
+    """Character by character: the class of each character, a run ends where the class changes."""
+    def kind(ch: str) -> str:
+        if ch.isascii() and ch.isalpha():
+            return "letter"
+        if ch in "0123456789":
+            return "digit"
+        if "!" <= ch <= "~":
+            return "mark"
+        if ord(ch) < 0x80:
+            return "blank"
+        return "other"
+
+    total, run, last = 0, 0, "blank"
+    per = {"letter": 5, "digit": 3, "mark": 3}
+    for ch in text + " ":
+        k = kind(ch)
+        if k != last or k == "other":
+            if last in per:
+                total += -(-run // per[last])
+            run = 0
+        last = k
+        if k == "other":
+            total += 2 if ord(ch) > 0xFFFF else 1
+        else:
             run += 1
-            continue
-        total += -(-run // 4)
-        run = 0
-        if c not in (0x20, 0x09, 0x0A, 0x0D):
-            total += 1
     return total  # the sentinel space only ends the last run
 
 
@@ -44,8 +57,9 @@ def test_approx_equals_the_reference(text: str) -> None:
 
 
 def test_approx_and_byte_examples() -> None:
-    assert approx('{"name": "abcdefghi"}') == 7 + 1 + 3  # { " " : " " } marks, "name", 9 letters
-    assert approx("abcd abcde\t\n") == 1 + 2
+    assert approx('{"name": "abcdefghi"}') == 1 + 1 + 1 + 1 + 2 + 1  # {" name ": " abcdefghi "}
+    assert approx("abcd abcde\t\n") == 1 + 1
+    assert approx("1234567 ab_cd") == 3 + 1 + 1 + 1  # digits by three, "_" is a mark
     assert approx("😀") == 2 and byte("😀") == 4 and byte("é") == 2
     assert count("a b", "byte") == 3
 
@@ -98,7 +112,18 @@ def test_overflow_error_and_required_fields_refuse_instead_of_partial() -> None:
     assert isinstance(got, Failure) and got.reason == "budget_too_small"
 
 
-@pytest.mark.parametrize("n, refused", [(1199, True), (1200, False)])
-def test_precheck_minimum(n: int, refused: bool) -> None:
-    bad = precheck(Budget(max_tokens=n))
-    assert (bad is not None and bad.reason == "budget_too_small") is refused
+def test_the_minimum_is_this_answer_with_one_row() -> None:
+    """No fixed minimum (it was 1,200 tokens): a budget is met by any answer that fits, and
+    refused only below the answer with one row, whose need the refusal states."""
+    rows = [{"name": f"n{i}", "size": i} for i in range(3)]
+    whole = count(to_json(envelope(rows).to_wire()).decode(), "parism/approx")
+    got = fit(rows, 0, Budget(max_tokens=whole + 120), render_for(rows))  # + the report's own fields
+    assert isinstance(got, Fitted) and got.page.end == 3 and got.report.measured_tokens < 400
+    bare = count(to_json(envelope(rows[:1]).to_wire()).decode(), "parism/approx")  # one row, no report
+    got = fit(rows, 0, Budget(max_tokens=bare), render_for(rows))
+    assert isinstance(got, Failure) and got.reason == "budget_too_small"
+    stated = int(got.message.rsplit("give at least ", 1)[1])
+    assert stated > bare  # the report is counted too
+    fitted = fit(rows, 0, Budget(max_tokens=stated), render_for(rows))  # the stated minimum is enough
+    assert isinstance(fitted, Fitted) and fitted.page.end >= 1 and fitted.report.measured_tokens <= stated
+    assert isinstance(fit(rows, 0, Budget(max_tokens=stated - 1), render_for(rows)), Failure)
