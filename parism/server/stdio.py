@@ -393,10 +393,14 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
             hooks.on_message(item)
         return item
 
+    # The reader's own thread budget: however many calls hold worker threads, the wire is read
+    # (a cancellation, a ping, EOF) — with the shared pool's 40 all taken it was not (issue 27).
+    reading = anyio.CapacityLimiter(1)
+
     async def reader() -> None:
         async with to_sdk, answers:
             while True:
-                item = await anyio.to_thread.run_sync(next_item)
+                item = await anyio.to_thread.run_sync(next_item, limiter=reading)
                 if item is EOF:
                     hooks.on_eof()
                     return

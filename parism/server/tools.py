@@ -22,6 +22,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic_core import to_json
 
+from parism.server.admission import Admission, QueueFull
 from parism.server.schema import inline
 from parism.server.stdio import ANSWERED, STRUCTURED_TEXT
 from parism.wire.envelope import (
@@ -101,6 +102,7 @@ class ToolRow:
     annotations: ToolAnnotations
     progress: bool = False  # long-running: report elapsed seconds while it runs
     task_support: str | None = None  # MCP 2025-11-25 execution.taskSupport (parism/server/tasks.py)
+    admitted: bool = False  # executes a command: waits for an execution slot (server/admission.py)
 
     def listed(self) -> Tool:
         return Tool(
@@ -131,10 +133,10 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
         ToolRow("run", "Run a command",
                 "Run an allowlisted command (no shell) and return its parsed output as a JSON envelope.",
                 RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True,
-                task_support="optional"),
+                task_support="optional", admitted=True),
         ToolRow("run_paged", "Run a command, page its output",
                 "Run a command and return one page of its raw output lines (no parsing); see page_info.",
-                PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+                PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True, admitted=True),
         ToolRow("describe", "Describe the environment",
                 "Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules.",
                 DescribeOptions, DescribeResult, _describe, lambda r: is_tool_error(r.failure), READ_ONLY),
@@ -246,10 +248,19 @@ def refused(tool: str, err: OptionsError) -> dict[str, Any]:
             "resultType": "complete"}
 
 
+def busy(tool: str, full: QueueFull) -> dict[str, Any]:
+    """``server.max_queued`` calls already wait: refused at once, nothing runs (a tool error the
+    model reads; the queue does not grow)."""
+    return {"content": [{"type": "text", "text": f"{tool} refused: {full.text()}"}], "isError": True,
+            "resultType": "complete"}
+
+
 async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None,
-               started: "EarlyCall | None" = None) -> dict[str, Any]:
+               started: "EarlyCall | None" = None, admission: Admission | None = None) -> dict[str, Any]:
     """Build the row's options from the raw arguments, then run its call (counted, guarded);
-    ``started``: the same call, already running (:mod:`parism.server.early`), is awaited instead."""
+    ``started``: the same call, already running (:mod:`parism.server.early`, which holds its slot),
+    is awaited instead. A row that executes first waits for a slot of ``admission`` (on the loop,
+    holding no thread; cancelled there, it is simply gone)."""
     ticks = row.progress and ctx is not None and wants_progress(ctx)
     if started is not None:
         wire = started.wire
@@ -268,7 +279,19 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
         def work(e: "Engine") -> Awaitable[Any]:
             return _with_progress(ctx, row.call(e, opts)) if ticks else row.call(e, opts)
 
-    result = await guarded(row.name, engine, work)
+    admitted = admission is not None and row.admitted and started is None
+    if admitted:
+        assert admission is not None
+        try:
+            await admission.take()
+        except QueueFull as full:
+            return busy(row.name, full)
+    try:
+        result = await guarded(row.name, engine, work)
+    finally:
+        if admitted:
+            assert admission is not None
+            admission.release()
     if started is not None and started.answered:
         return ANSWERED  # the SDK's answer to this, the writer drops (the worker wrote ours)
     return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)
