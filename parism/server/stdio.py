@@ -137,7 +137,7 @@ def _already_answered(message: Any) -> bool:
 
 def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
     """Take a tool result's long strings out of ``message`` (the writer owns it now), leaving
-    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.raw``; and, when a
+    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.{raw,raw_base64}``; and, when a
     text block is :data:`STRUCTURED_TEXT`, the structured content itself (returned)."""
     result = getattr(message, "result", None)
     if not isinstance(result, dict):
@@ -148,8 +148,8 @@ def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
     if not isinstance(structured, dict):
         structured = None
     else:
-        holders += [(out, "raw") for out in (structured.get("stdout"), structured.get("stderr"))
-                    if isinstance(out, dict)]
+        holders += [(out, key) for out in (structured.get("stdout"), structured.get("stderr"))
+                    if isinstance(out, dict) for key in ("raw", "raw_base64")]
     taken: list[str] = []
     for holder, key in holders:
         value = holder.get(key)

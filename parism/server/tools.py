@@ -235,11 +235,32 @@ def tool_result(model: WireModel, is_error: bool, *, text: str | None = None) ->
     its transport writes that JSON into the block while it writes the answer
     (:mod:`parism.server.stdio`), so it is never built here."""
     wire = model.to_wire()
+    if text is not None and text == STRUCTURED_TEXT and _carries_bytes(wire):
+        text = bytes_summary(wire)  # the bytes travel once: in structuredContent only
     # Compact, non-ASCII kept, about 3x faster than json.dumps (which writes tiny floats as
     # 1e-05 where this writes 0.00001: the CLI and the MCP text differ there).
     text = to_json(wire).decode() if text is None else text
     return {"content": [{"type": "text", "text": text}], "structuredContent": wire, "isError": is_error,
             "resultType": "complete"}
+
+
+def _carries_bytes(wire: dict[str, Any]) -> bool:
+    return any(isinstance(wire.get(name), dict) and "raw_base64" in wire[name] for name in ("stdout", "stderr"))
+
+
+def bytes_summary(wire: dict[str, Any]) -> str:
+    """The text block of an answer whose output is not text (docs/envelope.md): the envelope's
+    JSON with each ``raw_base64`` replaced by a note of its size — the bytes themselves are in
+    ``structuredContent`` only, so they are carried once (4/3 of their size) instead of twice."""
+    shown = dict(wire)
+    for name in ("stdout", "stderr"):
+        stream = shown.get(name)
+        if isinstance(stream, dict) and "raw_base64" in stream:
+            encoded = stream["raw_base64"]
+            size = len(encoded) // 4 * 3 - encoded[-2:].count("=") if encoded else 0
+            shown[name] = {**stream, "raw_base64": f"<{size} bytes that are not text: base64 in "
+                                                   f"structuredContent.{name}.raw_base64>"}
+    return to_json(shown).decode()
 
 
 def refused(tool: str, err: OptionsError) -> dict[str, Any]:
