@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import anyio
 
 from parism import guard as guard_mod
+from parism.run import memlimit
 from parism.audit import AuditLog
 from parism.availability import availability
 from parism.run.childenv import ChildEnv, build_child_env
@@ -126,7 +127,8 @@ class Engine:
         self.sandbox = Sandbox.from_config(cfg, roots=self.roots)
         self.audit = AuditLog.from_config(cfg)
         self.child_env: ChildEnv = build_child_env(cfg, os.environ)
-        self.slots = Slots(cfg.settings.guard.max_concurrency)
+        self.memory = memlimit.budget(cfg.settings.guard)  # max_concurrency checked against memory.max
+        self.slots = Slots(self.memory.effective)
         self.job_slots = Slots(cfg.settings.server.max_jobs)  # jobs never wait for run's slots
         self.pages = PageCache()
         self.os = host_os()
@@ -162,7 +164,8 @@ class Engine:
             return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
                                  regex=self.redactor.report(), errors=self.errors,
                                  env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped},
-                                 stats=self.stats, packs=self.packs.describe(), pack_parsers=self.packs)
+                                 stats=self.stats, packs=self.packs.describe(), pack_parsers=self.packs,
+                                 memory=self.memory.report())
         return describe_command(cmd, self.cfg, self.os, self._passes, self.stats, self.packs)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:

@@ -30,6 +30,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import INVALID_PARAMS, Tool, ToolAnnotations
 from opentelemetry import trace
 
+from parism.run import memlimit
 from parism.server.signals import next_signal
 from parism.wire.clip import clip
 from parism.server import host
@@ -268,7 +269,9 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     """Serve stdio until EOF (in-flight calls are cancelled by the SDK) or a signal."""
     settings = engine.cfg.settings
     limit = settings.server.max_request_bytes
-    slots = settings.guard.max_concurrency
+    memory = memlimit.budget(settings.guard)  # the engine's slots are the same (Engine.memory)
+    memlimit.warn_if_lowered(memory)
+    slots = memory.effective
     server.admission = admission = Admission(slots, settings.server.max_queued)
     # Admitted calls hold a worker thread each (two while a cancelled one is killed): room for
     # them beside describe, dry_run, the result tools and large answers' writes.
