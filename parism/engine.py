@@ -45,6 +45,7 @@ from parism.run.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.describe import CallStats, describe_command, describe_host
 from parism.wire.envelope import (
+    Availability,
     CacheInfo,
     CompareResult,
     DescribeResult,
@@ -371,6 +372,13 @@ class Engine:
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
+        plan = getattr(launcher, "plan", None)
+        if plan is not None and not plan.shows(os.path.realpath(binary)):
+            # a PATH entry the sandbox does not mount: the first copy it does mount, else say where it is
+            inside = resolve_binary(req.cmd, env.get("PATH", ""), shown=plan.shows)
+            if isinstance(inside, SpawnError):
+                return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, inside, decision.cwd))
+            spec = replace(spec, argv=[inside, *spec.argv[1:]])
         return PreparedCall(req, decision, spec, launcher or DirectLauncher(), guard_ms)
 
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
@@ -457,6 +465,11 @@ class Engine:
         return self.finisher.echo(req, cwd).failure(f)
 
     def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
+        if err.target == "unmounted":  # installed, outside the sandbox: no package to install
+            return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code,
+                           hint="install it under /usr, or put its directory in guard.allowed_paths or the "
+                                "command's sandbox binds (docs/security.md)",
+                           availability=Availability(status="present"))
         if err.target != "binary" or err.code not in ("ENOENT", "EACCES"):
             return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code)
         status = "not_executable" if err.code == "EACCES" else "missing"
