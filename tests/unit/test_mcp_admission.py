@@ -1,4 +1,4 @@
-"""The execution slots' queue (parism/mcp/admission.py): FIFO, a cancelled waiter leaves at once
+"""The execution slots' queue (parism/server/admission.py): FIFO, a cancelled waiter leaves at once
 and holds nothing, a slot granted to a waiter cancelled before it resumed is handed on, the
 reader thread's ``try_take`` never jumps the queue, and the queue is bounded."""
 
