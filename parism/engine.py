@@ -372,10 +372,10 @@ class Engine:
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
-        plan = getattr(launcher, "plan", None)
-        if plan is not None and not plan.shows(os.path.realpath(binary)):
+        shows = getattr(launcher, "shows", None)  # BwrapLauncher: what its sandbox mounts
+        if shows is not None and not shows(os.path.realpath(binary)):
             # a PATH entry the sandbox does not mount: the first copy it does mount, else say where it is
-            inside = resolve_binary(req.cmd, env.get("PATH", ""), shown=plan.shows)
+            inside = resolve_binary(req.cmd, env.get("PATH", ""), shown=shows)
             if isinstance(inside, SpawnError):
                 return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, inside, decision.cwd))
             spec = replace(spec, argv=[inside, *spec.argv[1:]])

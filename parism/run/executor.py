@@ -185,7 +185,7 @@ def resolve_binary(cmd: str, path: str, shown: Callable[[str], bool] | None = No
 
     Unlike ``shutil.which`` this distinguishes "absent" (ENOENT) from "present but not
     executable" (EACCES), which the availability block reports differently. ``shown``: which
-    host paths the command's sandbox mounts (``Plan.shows``); a copy outside them is skipped
+    host paths the command's sandbox mounts (``BwrapLauncher.shows``); a copy outside them is skipped
     (it would not exist inside), and when it is the only one the error says where it is
     (``SpawnError.target == "unmounted"``) — it is installed, so no install hint applies."""
     candidates = [cmd] if "/" in cmd else [os.path.join(d or ".", cmd) for d in path.split(os.pathsep)]

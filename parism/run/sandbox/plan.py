@@ -61,19 +61,6 @@ class Plan:
     # pinned): a root that is another inode when the sandbox opens it is not bound
     ro_ids: tuple[tuple[int, int] | None, ...] = ()
 
-    def shows(self, path: str) -> bool:
-        """Whether the sandbox mounts the host's ``path`` (absolute, resolved): the system
-        directories, the working directory, the allowed paths and the command's binds — or,
-        for ``host_mounts``, the whole root but what it covers with tmpfs (``bwrap.py``). A
-        binary elsewhere on PATH (``/opt/bin``, ``~/.local/bin``) does not exist inside."""
-        from parism.run.sandbox.bwrap import ROOT_LINKS, _host_root_masks
-
-        if self.namespace == "host_mounts":
-            hidden = _host_root_masks(self)
-            return not (path in hidden or below(path, hidden)) or below(path, (self.cwd, *self.ro_paths, *self.binds))
-        roots = ("/usr", "/etc", *("/" + name for name in ROOT_LINKS), self.cwd, *self.ro_paths, *self.binds)
-        return path in roots or below(path, roots)
-
     def fingerprint(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of every bind source: a sandbox pre-started for this plan binds
         those inodes, so a directory deleted and recreated since must not be served."""
