@@ -1,9 +1,12 @@
 """What to tell an agent when a binary is missing: how to install it here, and what else works.
 
 The package manager is detected on this host (the first of apt/dnf/yum/apk/pacman/zypper/brew/
-winget found on PATH). Package names differ per manager only for a few tools; everything else
-installs under its own name. Alternatives are offered only when they pass the live guard and
-their binary exists, so the agent is never pointed at another refusal.
+winget found on PATH). The package is taken from :data:`PACKAGES`, a maintained table — its
+``apt`` names read from Debian 12's own index (``dpkg -S`` of each installed binary,
+``apt-cache policy`` for the others) — and never guessed from the command's name: a command the
+table does not name for this manager gets no install hint (``ping`` had been offered as the
+package ``ping``; Debian's is ``iputils-ping``). Alternatives are offered only when they pass
+the live guard and their binary exists, so the agent is never pointed at another refusal.
 """
 
 from __future__ import annotations
@@ -25,8 +28,38 @@ MANAGERS: tuple[tuple[str, str, str], ...] = (  # (binary, manager, install comm
     ("winget", "winget", "winget install"),
 )
 
-# command → {manager: package}; "*" is the default for managers not listed
+def _unix(package: str) -> dict[str, str]:
+    """The same package name for every manager but winget (which has none of these)."""
+    return {m: package for m in ("apt", "dnf", "yum", "apk", "pacman", "zypper", "brew")}
+
+
+_COREUTILS = _unix("coreutils")
+
+# command → {manager: package}; "*" is the package for managers not listed (set only where the
+# name is the same for all of them); a command absent here has no install hint
 PACKAGES: dict[str, dict[str, str]] = {
+    **{cmd: _COREUTILS for cmd in ("cat", "date", "df", "du", "echo", "env", "head", "id", "ls", "pwd",
+                                   "stat", "tail", "uname", "wc")},
+    "apt": {"apt": "apt"},
+    "find": {"apt": "findutils", "dnf": "findutils", "yum": "findutils", "apk": "findutils",
+             "pacman": "findutils", "zypper": "findutils", "brew": "findutils"},
+    "grep": _unix("grep"),
+    "hostname": {"apt": "hostname", "dnf": "hostname", "yum": "hostname", "pacman": "inetutils"},
+    "kill": {"apt": "procps", "dnf": "util-linux", "yum": "util-linux", "pacman": "util-linux"},
+    "which": {"apt": "debianutils", "dnf": "which", "yum": "which", "pacman": "which", "zypper": "which"},
+    "ping": {"apt": "iputils-ping", "dnf": "iputils", "yum": "iputils", "apk": "iputils", "pacman": "iputils",
+             "zypper": "iputils"},
+    "ping6": {"apt": "iputils-ping", "dnf": "iputils", "yum": "iputils", "apk": "iputils", "pacman": "iputils",
+              "zypper": "iputils"},
+    "git": {"*": "git", "winget": "Git.Git"},
+    "curl": {"*": "curl", "winget": "cURL.cURL"},
+    "jq": {**_unix("jq"), "winget": "jqlang.jq"},
+    "tree": _unix("tree"),
+    "lsof": _unix("lsof"),
+    "node": {"apt": "nodejs", "dnf": "nodejs", "yum": "nodejs", "apk": "nodejs", "pacman": "nodejs",
+             "zypper": "nodejs", "brew": "node", "winget": "OpenJS.NodeJS"},
+    "cargo": {"apt": "cargo", "dnf": "cargo", "yum": "cargo", "apk": "cargo", "pacman": "rust", "zypper": "cargo",
+              "brew": "rust"},
     "dig": {"apt": "dnsutils", "dnf": "bind-utils", "yum": "bind-utils", "apk": "bind-tools",
             "pacman": "bind", "zypper": "bind-utils", "brew": "bind"},
     "nslookup": {"apt": "dnsutils", "dnf": "bind-utils", "yum": "bind-utils", "apk": "bind-tools",
@@ -41,7 +74,7 @@ PACKAGES: dict[str, dict[str, str]] = {
     "uptime": {"*": "procps", "dnf": "procps-ng", "yum": "procps-ng", "pacman": "procps-ng"},
     "docker": {"apt": "docker.io", "*": "docker"},
     "npm": {"*": "npm", "brew": "node", "winget": "OpenJS.NodeJS"},
-    "gh": {"*": "gh", "winget": "GitHub.cli"},
+    "gh": {"apt": "gh", "dnf": "gh", "brew": "gh", "winget": "GitHub.cli"},
     "kubectl": {"*": "kubectl", "brew": "kubernetes-cli"},
     "journalctl": {"*": "systemd"},
     "systemctl": {"*": "systemd"},
@@ -84,7 +117,9 @@ def install_hint(cmd: str, manager: tuple[str, str] | None = None) -> InstallHin
         return None
     name, prefix = mgr
     table = PACKAGES.get(cmd, {})
-    package = table.get(name) or table.get("*") or cmd
+    package = table.get(name) or table.get("*")
+    if package is None:  # not known for this manager: no name is guessed
+        return None
     return InstallHint(command=f"{prefix} {package}", package=package, manager=name)
 
 

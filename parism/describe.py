@@ -201,10 +201,12 @@ class CallStats:
 def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any,
                   env: dict[str, Any], errors: list[str], stats: CallStats | None = None,
                   packs: list[dict[str, Any]] | None = None,
-                  pack_parsers: registry.PackParsers | None = None) -> DescribeResult:
+                  pack_parsers: registry.PackParsers | None = None,
+                  memory: dict[str, Any] | None = None) -> DescribeResult:
     """The environment: what may run, with which limits, under which confinement. ``packs``:
     the engine's packs as ``describe`` lists them; ``pack_parsers``: the same table, whose names
-    join the built-in parsers in ``available_parsers``."""
+    join the built-in parsers in ``available_parsers``; ``memory``: ``max_concurrency`` against
+    the memory limit (``parism.run.memlimit.Budget.report``)."""
     guard = cfg.settings.guard
     return DescribeResult(
         version=_version(), profile=cfg.profile.name,
@@ -218,6 +220,7 @@ def describe_host(cfg: Any, *, os_name: str, sandbox: dict[str, Any], regex: Any
             "max_items": guard.max_items, "max_concurrency": guard.max_concurrency,
             "default_page_size": guard.default_page_size, "max_page_size": guard.max_page_size,
             "command_arg_restrictions": {k: v.blocked_flags for k, v in guard.command_arg_restrictions.items()},
+            **({"memory": memory} if memory is not None else {}),
         },
         tools=list(TOOLS), result_store={
             **cfg.settings.store.model_dump(),

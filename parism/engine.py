@@ -38,12 +38,14 @@ from typing import Any, TypeVar
 import anyio
 
 from parism import guard as guard_mod
+from parism.run import memlimit
 from parism.audit import AuditLog
 from parism.availability import availability
 from parism.run.childenv import ChildEnv, build_child_env
 from parism.config import LoadedConfig, load_config
 from parism.describe import CallStats, describe_command, describe_host
 from parism.wire.envelope import (
+    Availability,
     CacheInfo,
     CompareResult,
     DescribeResult,
@@ -127,7 +129,8 @@ class Engine:
         self.sandbox = Sandbox.from_config(cfg, roots=self.roots)
         self.audit = AuditLog.from_config(cfg)
         self.child_env: ChildEnv = build_child_env(cfg, os.environ)
-        self.slots = Slots(cfg.settings.guard.max_concurrency)
+        self.memory = memlimit.budget(cfg.settings.guard)  # max_concurrency checked against memory.max
+        self.slots = Slots(self.memory.effective)
         self.job_slots = Slots(cfg.settings.server.max_jobs)  # jobs never wait for run's slots
         self.pages = PageCache()
         self.os = host_os()
@@ -166,7 +169,8 @@ class Engine:
             return describe_host(self.cfg, os_name=self.os, sandbox=self.sandbox.status(),
                                  regex=self.redactor.report(), errors=self.errors,
                                  env={"passed": sorted(self.child_env.env), "stripped": self.child_env.stripped},
-                                 stats=self.stats, packs=self.packs.describe(), pack_parsers=self.packs)
+                                 stats=self.stats, packs=self.packs.describe(), pack_parsers=self.packs,
+                                 memory=self.memory.report())
         return describe_command(cmd, self.cfg, self.os, self._passes, self.stats, self.packs)
 
     def dry_run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None) -> DryRunResult:
@@ -372,6 +376,13 @@ class Engine:
         launcher = self.sandbox.launcher(decision, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
+        shows = getattr(launcher, "shows", None)  # BwrapLauncher: what its sandbox mounts
+        if shows is not None and not shows(os.path.realpath(binary)):
+            # a PATH entry the sandbox does not mount: the first copy it does mount, else say where it is
+            inside = resolve_binary(req.cmd, env.get("PATH", ""), shown=shows)
+            if isinstance(inside, SpawnError):
+                return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, inside, decision.cwd))
+            spec = replace(spec, argv=[inside, *spec.argv[1:]])
         return PreparedCall(req, decision, spec, launcher or DirectLauncher(), guard_ms)
 
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
@@ -460,6 +471,11 @@ class Engine:
         return self.finisher.echo(req, cwd).failure(f)
 
     def _spawn_failure(self, cmd: str, err: SpawnError, cwd: str) -> Failure:
+        if err.target == "unmounted":  # installed, outside the sandbox: no package to install
+            return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code,
+                           hint="install it under /usr, or put its directory in guard.allowed_paths or the "
+                                "command's sandbox binds (docs/security.md)",
+                           availability=Availability(status="present"))
         if err.target != "binary" or err.code not in ("ENOENT", "EACCES"):
             return Failure(kind="exec", reason="spawn_failed", message=err.message, errorCode=err.code)
         status = "not_executable" if err.code == "EACCES" else "missing"

@@ -42,6 +42,7 @@ from parism.output.paging import Page, count_lines
 from parism.parsers import registry
 from parism.parsers.contract import RepoFacts
 from parism.parsers.osinfo import normalize_os
+from parism.output.redact.binary import is_binary, mask_binary
 from parism.output.redact.echo import Echo
 from parism.output.envelopes import exec_failure, exit_code_of, informative_exit, no_process
 from parism.run.sandbox import egress_refusals, network_hint
@@ -82,6 +83,14 @@ def decode(data: bytes) -> tuple[str, bool]:
     """UTF-8 text and whether it was valid (each invalid byte becomes one lone surrogate,
     ``surrogateescape``: the parser's text; ``truth.exact.display`` makes the shown one)."""
     return exact.decode(data)
+
+
+def _with_bytes(field: OutputField, base64: str | None) -> OutputField:
+    """A stream that is not text: its base64 beside the empty ``raw`` (docs/envelope.md)."""
+    if base64 is None:
+        return field
+    field.raw_base64 = base64
+    return field
 
 
 def complete_lines(data: bytes) -> bytes:
@@ -142,6 +151,10 @@ class Ran:
     #: the masked stdout with its bytes that are not UTF-8 as lone surrogates, for the parser
     #: only (None: stdout was UTF-8, ``stdout_text`` is exact); ``stdout_text`` is its display
     stdout_exact: str | None = None
+    #: A stream that is not text (parism/output/redact/binary.py): its masked bytes as base64, the
+    #: text then "" (None: the stream is text, or it was withheld)
+    stdout_base64: str | None = None
+    stderr_base64: str | None = None
 
     def not_cacheable(self) -> str | None:
         c = self.cap
@@ -158,7 +171,8 @@ class Ran:
         return any(o.stage == "privacy" for o in self.omissions)
 
     def size(self) -> int:
-        return len(self.stdout_text.encode("utf-8", "replace")) + len(self.stderr_text.encode("utf-8", "replace"))
+        return (len(self.stdout_text.encode("utf-8", "replace")) + len(self.stderr_text.encode("utf-8", "replace"))
+                + len(self.stdout_base64 or "") + len(self.stderr_base64 or ""))
 
 
 class Finisher:
@@ -197,26 +211,41 @@ class Finisher:
         t0 = time.monotonic()
         # The bytes leave the capture before they are decoded: a 64 MiB output is never held as
         # bytes, text and masked text at once (its callers read only the capture's flags).
-        out_bytes, err_bytes, cap.stdout, cap.stderr = cap.stdout, cap.stderr, b"", b""
-        if cap.stdout_truncated:
-            out_bytes = complete_lines(out_bytes)
+        out, err = [cap.stdout], [cap.stderr]  # each handed on once (``list.pop``): no copy outlives its use
+        cap.stdout, cap.stderr = b"", b""
         ran = Ran(req, decision, launcher, cap, fs, "", "", 0, False, guard_ms, 0.0, cap_bytes)
-        out_text, out_valid = decode(out_bytes)
-        del out_bytes
-        err_text, err_valid = decode(err_bytes)
-        del err_bytes
-        out_masked = self._mask_stream(ran, out_text, out_valid, "stdout", cap.stdout_truncated)
-        del out_text
+        out_masked, out_valid, ran.stdout_base64 = self._stream(ran, out, "stdout", cap.stdout_truncated)
         if not out_valid:
             ran.stdout_exact = out_masked
         ran.stdout_text = exact.display(out_masked)
         del out_masked
-        ran.stderr_text = exact.display(self._mask_stream(ran, err_text, err_valid, "stderr", cap.stderr_truncated))
+        err_masked, _, ran.stderr_base64 = self._stream(ran, err, "stderr", cap.stderr_truncated)
+        ran.stderr_text = exact.display(err_masked)
         if cap.stdout_truncated or cap.stderr_truncated:
             which = " ".join(n for n, t in (("stdout", cap.stdout_truncated), ("stderr", cap.stderr_truncated)) if t)
             ran.omissions.insert(0, Omission(stage="capture", reason=f"output_limit: {which} cut at the byte cap"))
         ran.redact_ms = (time.monotonic() - t0) * 1000
         return ran
+
+    def _stream(self, ran: Ran, box: list[bytes], name: str, truncated: bool) -> tuple[str, bool, str | None]:
+        """One captured stream, masked: (text, was UTF-8, None) — the text with bytes that are not
+        UTF-8 as lone surrogates (``exact.decode``) —, or ("", True, base64) for bytes that are
+        not text (:mod:`parism.output.redact.binary`; never cut back to a line end: they have none)."""
+        if is_binary(box[0]):
+            ran.warnings.append(f"{name}_binary")
+            got = mask_binary(box.pop, lambda text, data: self.redactor.mask(text, truncated=truncated, subject=data))
+            ran.redactions += got.count
+            ran.fallback_ran = ran.fallback_ran or got.fallback_ran
+            if got.withheld_reason is not None:
+                ran.omissions.append(Omission(stage="privacy", reason=f"{name} withheld: {got.withheld_reason}"))
+                return "", True, None
+            return "", True, got.base64
+        data = box.pop()
+        if truncated:
+            data = complete_lines(data)
+        text, valid = decode(data)
+        del data
+        return self._mask_stream(ran, text, valid, name, truncated), valid, None
 
     def _mask_stream(self, ran: Ran, text: str, valid: bool, name: str, truncated: bool) -> str:
         if not valid:
@@ -257,6 +286,8 @@ class Finisher:
         parse_it = parse_it and not failed_silently(req.cmd, cap, ran.stdout_text)
         if any(o.stage == "privacy" and o.reason.startswith("stdout") for o in ran.omissions):
             parse_it = False
+        if "stdout_binary" in ran.warnings:
+            parse_it = False  # no parser reads bytes: they are carried as they are
         t0 = time.monotonic()
         body = self._body(req, ran.stdout_text, parse_it, failure, ids=self._ids(ran), exact_text=ran.stdout_exact,
                           zone=self.zone, ran_in=ran.decision.cwd if ran.decision is not None else None,
@@ -266,7 +297,8 @@ class Finisher:
         env = Envelope(
             ok=failure is None and not shaping_refused, exitCode=exit_code_of(cap), signal=cap.signal,
             cmd=req.cmd, args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
-            duration_ms=cap.duration_ms, stdout=body.stdout, stderr=OutputField(raw=ran.stderr_text),
+            duration_ms=cap.duration_ms, stdout=_with_bytes(body.stdout, ran.stdout_base64),
+            stderr=_with_bytes(OutputField(raw=ran.stderr_text), ran.stderr_base64),
             diff=ran.diff, truncated=True if cap.stdout_truncated or "stdout" in ran.masked_cut else None,
             failure=self._masked(req, body.failure), notes=notes, omission=(ran.omissions + body.omissions) or None,
         )
@@ -311,7 +343,8 @@ class Finisher:
         return Envelope(
             ok=failure is None, exitCode=exit_code_of(cap), signal=cap.signal, cmd=req.cmd,
             args=self.echo(req, ran.decision.cwd).args(), cwd=ran.decision.cwd,
-            duration_ms=cap.duration_ms, stdout=OutputField(raw=pg.raw), stderr=OutputField(raw=ran.stderr_text),
+            duration_ms=cap.duration_ms, stdout=_with_bytes(OutputField(raw=pg.raw), ran.stdout_base64),
+            stderr=_with_bytes(OutputField(raw=ran.stderr_text), ran.stderr_base64),
             diff=ran.diff, truncated=True if (cap.stdout_truncated or pg.cut or "stdout" in ran.masked_cut) else None,
             page_info=info,
             failure=self._masked(req, failure), notes=self._egress_notes(req, egress_refusals(ran.launcher)),
@@ -451,7 +484,7 @@ class Finisher:
         return Review(
             result_id=ResultStore.new_id(), parser_id=parser.id if parser else None,
             parser_version=parser.version if parser else None, schema_version=SCHEMA_VERSION,
-            content_hash=hashlib.sha256(ran.stdout_text.encode("utf-8")).hexdigest()[:16],
+            content_hash=hashlib.sha256((ran.stdout_base64 or ran.stdout_text).encode("utf-8")).hexdigest()[:16],
             source_complete=not (cap.stdout_truncated or cap.timed_out or cap.cancelled),
             parse_complete=parse_complete,  # type: ignore[arg-type]
             representation_lossless=body.lossless,

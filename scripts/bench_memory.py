@@ -4,6 +4,11 @@ from the server's RSS right after ``initialize`` (and one warm-up call), printed
 
     .venv/bin/python scripts/bench_memory.py output     # one 64 MiB answer (rev of a 64 MiB file)
     .venv/bin/python scripts/bench_memory.py refused    # 24 refused 10 MB requests, 200 small calls
+    .venv/bin/python scripts/bench_memory.py bytes [MiB] # cat of NUL, random and invalid-UTF-8 floods
+                                                         # (64 MiB each by default), one at a time
+
+bytes: for each class the answer line's size and the server's peak RSS above its start (the
+kernel's VmHWM, reset before the call), both as multiples of the output (issue 27: <= 3x each).
 
 Targets (issue 12): a call's peak RSS at most ~3x its output; RSS back within 50 MB of its start.
 """
@@ -25,10 +30,12 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
 CONFIG = """[guard]
-allowed_commands = ["ls", "rev"]
+allowed_commands = ["ls", "rev", "cat"]
 max_output_bytes = 0
 timeout_ms = 300000
 [guard.command_policies.rev]
+positionals = "any"
+[guard.command_policies.cat]
 positionals = "any"
 """
 
@@ -109,8 +116,45 @@ def refused(work: Path) -> None:
           f"(delta {(after - server.start) // MIB} MB, target <= 50)")
 
 
+def high_water(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM")
+
+
+def flood(kind: str, size: int) -> bytes:
+    if kind == "nul":
+        return bytes(size)
+    if kind == "random":
+        return os.urandom(size)
+    block = bytes(b | 0x80 for b in os.urandom(64 * 1024))  # 0x80-0xFF only: invalid UTF-8 throughout
+    return block * (size // len(block))
+
+
+def byte_classes(work: Path, mib: int = 64) -> None:
+    size = mib * MIB
+    for kind in ("nul", "random", "invalid"):
+        path = work / f"{kind}.bin"
+        path.write_bytes(flood(kind, size))
+        path.chmod(0o644)
+        server = Server(work)
+        Path(f"/proc/{server.proc.pid}/clear_refs").write_text("5")
+        answer = server.tool("run", {"cmd": "cat", "args": [str(path)]})
+        peak = high_water(server.proc.pid)
+        server.close()
+        path.unlink()
+        print(f"{kind:8s} {mib} MiB: answer {answer / size:.2f}x the output ({answer} bytes), "
+              f"peak RSS {(peak - server.start) / size:.2f}x above the start (start {server.start // MIB} MB, "
+              f"VmHWM {peak // MIB} MB)", flush=True)
+
+
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory(prefix="parism-mem-") as tmp:
         work = Path(tmp)
         (work / "c.toml").write_text(CONFIG)
-        {"output": output, "refused": refused}[sys.argv[1] if len(sys.argv) > 1 else "output"](work)
+        mode = sys.argv[1] if len(sys.argv) > 1 else "output"
+        if mode == "bytes":
+            byte_classes(work, *(int(a) for a in sys.argv[2:3]))
+        else:
+            {"output": output, "refused": refused}[mode](work)

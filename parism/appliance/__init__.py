@@ -30,6 +30,25 @@ class RunLine:
     notes: list[str]
 
 
+def closed_to_image_user(path: str) -> str | None:
+    """Why uid :data:`IMAGE_UID` could not list and enter ``path`` (the bits that apply to it:
+    owner's, group's or others'), or None when it can. A path that cannot be stat'ed (not there
+    yet, the placeholder) is reported too: what it will need is said rather than assumed."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"it cannot be checked here: {exc.strerror or exc}"
+    if st.st_uid == IMAGE_UID:
+        bits, whose = (st.st_mode >> 6) & 0o7, "owner"
+    elif st.st_gid == IMAGE_UID:
+        bits, whose = (st.st_mode >> 3) & 0o7, "group"
+    else:
+        bits, whose = st.st_mode & 0o7, "others"
+    if bits & 0o5 == 0o5:
+        return None
+    return f"its mode is {st.st_mode & 0o7777:04o}, {whose} lack {'r' if not bits & 0o4 else ''}{'x' if not bits & 0o1 else ''}"
+
+
 def run_line(*, image: str = DEFAULT_IMAGE, workspace: str | None = None, profile: str = "readonly",
              seccomp: str = SECCOMP_PLACEHOLDER, server_args: tuple[str, ...] = ()) -> RunLine:
     """The hardened line of docs/container.md for ``profile`` (``readonly`` or ``build``).
@@ -53,7 +72,9 @@ def run_line(*, image: str = DEFAULT_IMAGE, workspace: str | None = None, profil
         mount, extra = f"{ws}:/workspace", ["-e", "PARISM_PROFILE=build"]
     else:
         user, mount, extra = f"{IMAGE_UID}:{IMAGE_UID}", f"{ws}:/workspace:ro", []
-        notes.append(f"{ws} must be readable and enterable by uid {IMAGE_UID} (mode o+rx)")
+        mode = closed_to_image_user(ws)
+        if mode is not None:
+            notes.append(f"{ws} must be readable and enterable by uid {IMAGE_UID} ({mode}: chmod o+rx {ws})")
     if seccomp == SECCOMP_PLACEHOLDER:
         notes.append("save the profile first: parism policy seccomp > ~/.config/parism-seccomp.json, "
                      "and give its absolute path with --seccomp")

@@ -213,6 +213,7 @@ ENV_VARS: dict[str, tuple[str, str]] = {
     "PARISM_AUDIT_PATH": ("audit.path", _STR),
     "PARISM_SANDBOX": ("sandbox.mode", _STR),
     "PARISM_MAX_REQUEST_BYTES": ("server.max_request_bytes", _INT),
+    "PARISM_MAX_QUEUED": ("server.max_queued", _INT),
     "PARISM_STORE_MAX_RESULT_BYTES": ("store.max_result_bytes", _INT),
     "PARISM_STORE_MAX_TOTAL_BYTES": ("store.max_total_bytes", _INT),
     "PARISM_STORE_MAX_ITEMS": ("store.max_items", _INT),

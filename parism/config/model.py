@@ -239,6 +239,9 @@ class ServerSettings(Strict):
     job_output_bytes: int = Field(default=1024 * 1024, ge=64 * 1024, le=64 * 1024 * 1024)
     job_page_bytes: int = Field(default=64 * 1024, ge=1024, le=1024 * 1024)
 
+    # Calls that execute (run, run_paged) waiting for one of guard.max_concurrency slots; one
+    # more is refused as a tool error (parism/server/admission.py). A waiting call holds no thread.
+    max_queued: int = Field(default=1000, ge=0, le=1_000_000)
 class StoreSettings(Strict):
     """The in-memory result store of ``run(retain: true)`` (contract §13; ``parism/results/``)."""
 

@@ -157,6 +157,7 @@ RULES: dict[str, Check] = {
     "server.max_jobs": _decrease,
     "server.job_output_bytes": _decrease_min1,
     "server.job_page_bytes": _decrease_min1,
+    "server.max_queued": _decrease,
     "store.max_result_bytes": _decrease_min1,
     "store.max_total_bytes": _decrease_min1,
     "store.max_items": _decrease_min1,

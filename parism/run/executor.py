@@ -60,7 +60,7 @@ class SpawnError:
 
     code: str
     message: str
-    target: str = "binary"  # "binary" | "cwd" (ENOENT on either looks the same) | "launcher"
+    target: str = "binary"  # "binary" | "cwd" (ENOENT on either looks the same) | "launcher" | "unmounted"
 
 
 @dataclass
@@ -180,20 +180,30 @@ def stdin_file(data: bytes) -> int:
     return fd
 
 
-def resolve_binary(cmd: str, path: str) -> str | SpawnError:
+def resolve_binary(cmd: str, path: str, shown: Callable[[str], bool] | None = None) -> str | SpawnError:
     """Find ``cmd`` on ``path`` (the child's PATH) as the host sees it.
 
     Unlike ``shutil.which`` this distinguishes "absent" (ENOENT) from "present but not
-    executable" (EACCES), which the availability block reports differently."""
+    executable" (EACCES), which the availability block reports differently. ``shown``: which
+    host paths the command's sandbox mounts (``BwrapLauncher.shows``); a copy outside them is skipped
+    (it would not exist inside), and when it is the only one the error says where it is
+    (``SpawnError.target == "unmounted"``) — it is installed, so no install hint applies."""
     candidates = [cmd] if "/" in cmd else [os.path.join(d or ".", cmd) for d in path.split(os.pathsep)]
     not_exec: str | None = None
+    hidden: str | None = None
     for cand in candidates:
+        if shown is not None and os.path.isfile(cand) and not shown(os.path.realpath(cand)):
+            hidden = hidden or os.path.abspath(cand)
+            continue
         if os.path.isfile(cand):
             if os.access(cand, os.X_OK):
                 return os.path.abspath(cand)
             not_exec = not_exec or cand
     if not_exec is not None:
         return SpawnError("EACCES", f"spawn {cmd} EACCES: {not_exec} is not executable")
+    if hidden is not None:
+        return SpawnError("ENOENT", f"spawn {cmd} ENOENT: {cmd} is installed at {hidden} on the host, but the "
+                          f"sandbox does not mount {os.path.dirname(hidden)}", target="unmounted")
     return SpawnError("ENOENT", f"spawn {cmd} ENOENT")
 
 

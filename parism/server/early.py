@@ -41,6 +41,7 @@ from parism.run.executor import CancelToken
 from parism.wire.options import OptionsError, RunOptions, build
 
 if TYPE_CHECKING:
+    from parism.server.admission import Admission
     from parism.server.stdio import Wire
     from parism.server.lazy import LazyEngine
 
@@ -121,8 +122,9 @@ class EarlyCall:
 class Early:
     """The early calls of one session, by request id."""
 
-    def __init__(self, engine: "LazyEngine") -> None:
+    def __init__(self, engine: "LazyEngine", admission: "Admission | None" = None) -> None:
         self._engine = engine
+        self._admission = admission  # an early call holds one of its slots until its worker ends
         self._loop = asyncio.get_running_loop()
         self._calls: dict[Any, EarlyCall] = {}
         self._lock = threading.Lock()
@@ -149,6 +151,8 @@ class Early:
         with self._lock:
             if message.id in self._calls or self._running >= WORKERS:
                 return  # a duplicate id (the SDK answers it), or every worker busy: the usual path
+            if self._admission is not None and not self._admission.try_take():
+                return  # no free slot (or calls queued before it): the handler queues it
             self._calls[message.id] = started
             self._running += 1
         work = engine.handler(opts)
@@ -163,6 +167,8 @@ class Early:
                 started.token.handed_over.set()
                 with self._lock:
                     self._running -= 1
+                if self._admission is not None:
+                    self._admission.release()
             if error is None:
                 started._answer(value)
             started.settle(value, error)

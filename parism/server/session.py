@@ -6,6 +6,9 @@
 - ``tools/call`` before ``initialize`` got the SDK's generic ``-32602 Invalid request
   parameters`` (``mcp/server/runner.py``, the init gate, "pinned compat").  The code stays
   (clients key off it); :func:`initialise_first` says what is wrong and what to send.
+- A second ``initialize`` on an initialised connection was accepted and answered again (issue
+  27): :func:`initialise_first` refuses it with ``-32600`` (``reason: already_initialised``),
+  and the session keeps what the first one negotiated.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 #: Methods Parism answers (``ping`` and the handshake are the SDK's own).
 SERVED = frozenset({"ping", "tools/list", "tools/call", "server/discover",
@@ -33,7 +36,15 @@ def serve_only(low: Server[Any]) -> None:
 
 
 async def initialise_first(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """Middleware: the SDK's init-gate refusal, reworded (same code, the method in ``data``)."""
+    """Middleware: the SDK's init-gate refusal, reworded (same code, the method in ``data``);
+    ``initialize`` once per connection (the SDK commits the first one's parameters to the
+    connection, ``client_params``; a refusal here commits nothing)."""
+    if ctx.method == "initialize" and getattr(ctx.session, "client_params", None) is not None:
+        raise MCPError(
+            INVALID_REQUEST,
+            "Session already initialised: 'initialize' is sent once per session; this one was not applied",
+            data={"method": "initialize", "reason": "already_initialised"},
+        )
     try:
         return await call_next(ctx)
     except MCPError as exc:

@@ -137,7 +137,7 @@ def _already_answered(message: Any) -> bool:
 
 def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
     """Take a tool result's long strings out of ``message`` (the writer owns it now), leaving
-    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.raw``; and, when a
+    placeholders: the text blocks and ``structuredContent.{stdout,stderr}.{raw,raw_base64}``; and, when a
     text block is :data:`STRUCTURED_TEXT`, the structured content itself (returned)."""
     result = getattr(message, "result", None)
     if not isinstance(result, dict):
@@ -148,8 +148,8 @@ def _take(message: Any) -> tuple[list[str], dict[str, Any] | None]:
     if not isinstance(structured, dict):
         structured = None
     else:
-        holders += [(out, "raw") for out in (structured.get("stdout"), structured.get("stderr"))
-                    if isinstance(out, dict)]
+        holders += [(out, key) for out in (structured.get("stdout"), structured.get("stderr"))
+                    if isinstance(out, dict) for key in ("raw", "raw_base64")]
     taken: list[str] = []
     for holder, key in holders:
         value = holder.get(key)
@@ -400,10 +400,14 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
             hooks.on_message(item)
         return item
 
+    # The reader's own thread budget: however many calls hold worker threads, the wire is read
+    # (a cancellation, a ping, EOF) — with the shared pool's 40 all taken it was not (issue 27).
+    reading = anyio.CapacityLimiter(1)
+
     async def reader() -> None:
         async with to_sdk, answers:
             while True:
-                item = await anyio.to_thread.run_sync(next_item)
+                item = await anyio.to_thread.run_sync(next_item, limiter=reading)
                 if item is EOF:
                     hooks.on_eof()
                     return

@@ -22,6 +22,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic_core import to_json
 
+from parism.server.admission import Admission, QueueFull
 from parism.server.schema import inline
 from parism.server.stdio import ANSWERED, STRUCTURED_TEXT
 from parism.wire.envelope import (
@@ -101,6 +102,7 @@ class ToolRow:
     annotations: ToolAnnotations
     progress: bool = False  # long-running: report elapsed seconds while it runs
     task_support: str | None = None  # MCP 2025-11-25 execution.taskSupport (parism/server/tasks.py)
+    admitted: bool = False  # executes a command: waits for an execution slot (server/admission.py)
 
     def listed(self) -> Tool:
         return Tool(
@@ -137,10 +139,10 @@ def tool_rows(exec_hints: ToolAnnotations) -> tuple[ToolRow, ...]:
         ToolRow("run", "Run a command",
                 "Run an allowlisted command (no shell) and return its parsed output as a JSON envelope.",
                 RunOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True,
-                task_support="optional"),
+                task_support="optional", admitted=True),
         ToolRow("run_paged", "Run a command, page its output",
                 "Run a command and return one page of its raw output lines (no parsing); see page_info.",
-                PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True),
+                PagedOptions, Envelope, _acall, _envelope_is_error, exec_hints, progress=True, admitted=True),
         ToolRow("describe", "Describe the environment",
                 "Allowed commands, parsers, guard limits and sandbox state; with cmd, one command's rules.",
                 DescribeOptions, DescribeResult, _describe, lambda r: is_tool_error(r.failure), READ_ONLY),
@@ -241,11 +243,32 @@ def tool_result(model: WireModel, is_error: bool, *, text: str | None = None) ->
     its transport writes that JSON into the block while it writes the answer
     (:mod:`parism.server.stdio`), so it is never built here."""
     wire = model.to_wire()
+    if text is not None and text == STRUCTURED_TEXT and _carries_bytes(wire):
+        text = bytes_summary(wire)  # the bytes travel once: in structuredContent only
     # Compact, non-ASCII kept, about 3x faster than json.dumps (which writes tiny floats as
     # 1e-05 where this writes 0.00001: the CLI and the MCP text differ there).
     text = to_json(wire).decode() if text is None else text
     return {"content": [{"type": "text", "text": text}], "structuredContent": wire, "isError": is_error,
             "resultType": "complete"}
+
+
+def _carries_bytes(wire: dict[str, Any]) -> bool:
+    return any(isinstance(wire.get(name), dict) and "raw_base64" in wire[name] for name in ("stdout", "stderr"))
+
+
+def bytes_summary(wire: dict[str, Any]) -> str:
+    """The text block of an answer whose output is not text (docs/envelope.md): the envelope's
+    JSON with each ``raw_base64`` replaced by a note of its size — the bytes themselves are in
+    ``structuredContent`` only, so they are carried once (4/3 of their size) instead of twice."""
+    shown = dict(wire)
+    for name in ("stdout", "stderr"):
+        stream = shown.get(name)
+        if isinstance(stream, dict) and "raw_base64" in stream:
+            encoded = stream["raw_base64"]
+            size = len(encoded) // 4 * 3 - encoded[-2:].count("=") if encoded else 0
+            shown[name] = {**stream, "raw_base64": f"<{size} bytes that are not text: base64 in "
+                                                   f"structuredContent.{name}.raw_base64>"}
+    return to_json(shown).decode()
 
 
 def refused(tool: str, err: OptionsError) -> dict[str, Any]:
@@ -254,10 +277,19 @@ def refused(tool: str, err: OptionsError) -> dict[str, Any]:
             "resultType": "complete"}
 
 
+def busy(tool: str, full: QueueFull) -> dict[str, Any]:
+    """``server.max_queued`` calls already wait: refused at once, nothing runs (a tool error the
+    model reads; the queue does not grow)."""
+    return {"content": [{"type": "text", "text": f"{tool} refused: {full.text()}"}], "isError": True,
+            "resultType": "complete"}
+
+
 async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None,
-               started: "EarlyCall | None" = None) -> dict[str, Any]:
+               started: "EarlyCall | None" = None, admission: Admission | None = None) -> dict[str, Any]:
     """Build the row's options from the raw arguments, then run its call (counted, guarded);
-    ``started``: the same call, already running (:mod:`parism.server.early`), is awaited instead."""
+    ``started``: the same call, already running (:mod:`parism.server.early`, which holds its slot),
+    is awaited instead. A row that executes first waits for a slot of ``admission`` (on the loop,
+    holding no thread; cancelled there, it is simply gone)."""
     ticks = row.progress and ctx is not None and wants_progress(ctx)
     if started is not None:
         wire = started.wire
@@ -276,7 +308,19 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
         def work(e: "Engine") -> Awaitable[Any]:
             return _with_progress(ctx, row.call(e, opts)) if ticks else row.call(e, opts)
 
-    result = await guarded(row.name, engine, work)
+    admitted = admission is not None and row.admitted and started is None
+    if admitted:
+        assert admission is not None
+        try:
+            await admission.take()
+        except QueueFull as full:
+            return busy(row.name, full)
+    try:
+        result = await guarded(row.name, engine, work)
+    finally:
+        if admitted:
+            assert admission is not None
+            admission.release()
     if started is not None and started.answered:
         return ANSWERED  # the SDK's answer to this, the writer drops (the worker wrote ours)
     return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)

@@ -82,6 +82,11 @@ class OutputField(WireModel):
     raw: str
     parsed: Annotated[Any, WithJsonSchema(PARSED_SCHEMA)] = None
     parse_error: ParseError | None = None
+    #: The stream's bytes (masked), base64, when they are not text (parism/output/redact/binary.py);
+    #: ``raw`` is then "". Absent for text.
+    raw_base64: str | None = Field(default=None, description=(
+        "The stream's bytes, base64 (RFC 4648), when they are not text (control bytes or "
+        "invalid UTF-8 in more than 1 byte of 20); raw is then empty and nothing is parsed."))
 
 
 #: What ``model_dump(mode="json")`` makes of an ``Any`` field (the WireModel defaults: NaN and

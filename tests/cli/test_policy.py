@@ -71,3 +71,21 @@ def test_built_wheel_ships_the_profile(tmp_path: Path) -> None:
     (wheel,) = tmp_path.glob("parism-*.whl")
     with zipfile.ZipFile(wheel) as z:
         assert z.read("parism/policies/seccomp-bwrap.json") == (ROOT / "policies" / "seccomp-bwrap.json").read_bytes()
+
+
+def test_run_line_notes_o_rx_only_when_uid_10001_cannot_enter(tmp_path: Path) -> None:
+    """The note says what to fix only for a directory that needs it (issue 27: it was printed
+    for a 755 directory too). The modes are set here and read back with os.stat."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for mode, needs in ((0o755, False), (0o705, False), (0o700, True), (0o751, True), (0o754, True)):
+        ws.chmod(mode)
+        assert os.stat(ws).st_mode & 0o777 == mode
+        out = cli("policy", "run-line", "--workspace", str(ws), "--seccomp", "/etc/parism/seccomp.json")
+        assert out.returncode == 0, out.stderr
+        noted = [line for line in out.stderr.splitlines() if "uid 10001" in line]
+        assert bool(noted) == needs, (oct(mode), out.stderr)
+        if needs:
+            assert f"chmod o+rx {ws}" in noted[0] and f"{mode:04o}" in noted[0]
+    missing = cli("policy", "run-line", "--workspace", str(tmp_path / "nope"))
+    assert "cannot be checked here" in missing.stderr  # doubt is said, not assumed away

@@ -1,5 +1,6 @@
 """Run the real server under a subreaper and report what its process tree left behind (JSON on
-stdout): ``python -m tests.e2e.subreaper WORKDIR CALLS``.
+stdout): ``python -m tests.e2e.subreaper WORKDIR CALLS``, or, for a shutdown under load,
+``python -m tests.e2e.subreaper WORKDIR eof|sigterm N`` (:func:`shutdown`).
 
 A process of its own, because ``PR_SET_CHILD_SUBREAPER`` lasts for the life of the process
 that sets it: in pytest's process every orphan of every later test would come to pytest.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -116,5 +118,79 @@ def main(workdir: Path, calls: int) -> dict[str, object]:
     return report
 
 
+SHUTDOWN_CONFIG = """\
+[guard]
+allowed_commands = ["sleep"]
+timeout_ms = 60000
+max_concurrency = 4
+
+[guard.command_policies.sleep]
+positionals = "any"
+"""
+
+
+def shutdown(workdir: Path, how: str, calls: int) -> dict[str, object]:
+    """``calls`` ``run sleep`` calls in flight (``max_concurrency`` of them running, the rest
+    queued), then stdin closed (``eof``) or SIGTERM: the seconds until the server has exited,
+    and what is left of its tree once it has — orphans re-parented here (the subreaper) and
+    sleeps alive anywhere."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+    report: dict[str, object] = {"control_orphan_seen": control()}
+    (workdir / "parism-test.toml").write_text(SHUTDOWN_CONFIG)
+    mark = f"{500 + os.getpid() % 400}.{time.time_ns() % 10**6:06d}"
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        assert "result" in server.request("tools/list", {})
+        for i in range(calls):
+            server.send(json.dumps({"jsonrpc": "2.0", "id": f"c{i}", "method": "tools/call",
+                                    "params": {"name": "run", "arguments": {"cmd": "sleep", "args": [mark]}}}).encode())
+        deadline = time.monotonic() + 15
+        while len(running := [p for p in sleeping(mark) if describe(p).startswith("sleep:")]) < 4 \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        report["running_before"] = len(running)
+        time.sleep(0.3)  # every request has been read: the rest are queued
+        started = time.monotonic()
+        if how == "eof":
+            assert server.proc.stdin is not None
+            server.proc.stdin.close()
+        else:
+            server.proc.send_signal(signal.SIGTERM)
+        try:
+            status = server.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            status = None
+        report["exit_s"] = round(time.monotonic() - started, 3)
+        report["status"] = status
+        time.sleep(0.5)  # whatever outlived the server has been re-parented by now
+        report["orphans"] = [describe(p) for p in children(os.getpid()) if p != server.proc.pid]
+        report["sleeps_left"] = len(sleeping(mark))
+    finally:
+        server.close()
+        reap_all()
+    return report
+
+
+def sleeping(mark: str) -> list[int]:
+    """Pids of live ``sleep MARK`` processes anywhere (by /proc, not just our descendants)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if mark.encode() in argv and describe(int(entry)).split(":")[-1] != "Z":
+            found.append(int(entry))
+    return found
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(Path(sys.argv[1]), int(sys.argv[2]))))
+    if sys.argv[2] in ("eof", "sigterm"):
+        print(json.dumps(shutdown(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))))
+    else:
+        print(json.dumps(main(Path(sys.argv[1]), int(sys.argv[2]))))

@@ -489,3 +489,85 @@ def test_selftest_holds_on_the_hardened_line_and_fails_without_it(image: str, la
                     text=True, timeout=180, stdin=_sp.DEVNULL)
     assert plain.returncode == 1, plain.stderr[-500:]
     assert {r["name"]: r["held"] for r in _json.loads(plain.stdout)["probes"]}["sandbox"] is False
+
+
+FLOOD_CONFIG = """\
+[guard]
+allowed_commands = ["cat", "ls"]
+allowed_paths = ["/workspace"]
+max_output_bytes = {cap}
+timeout_ms = 120000
+max_concurrency = 4
+
+[guard.command_policies.cat]
+positionals = "any"
+"""
+FLOOD = 64 << 20
+
+
+def test_four_binary_floods_at_once_under_one_gib(image: str, label: str, workspace: Path) -> None:
+    """Issue 27: four concurrent 64 MiB floods (NUL, random, invalid UTF-8) under the hardened
+    line's ``--memory 1g``; the server had been OOM-killed. Now each answer carries its file's
+    bytes once (base64), the server answers a ping afterwards, and ``describe`` reports the
+    container's memory limit as read from its cgroup, with max_concurrency kept (4 x 3 x 64 MiB
+    fits beside the reserve). The bytes expected are the files' (sha256 of what was written)."""
+    import base64
+    import hashlib
+    import random
+
+    rng = random.Random(27)
+    high = bytes(rng.randrange(0x80, 0x100) for _ in range(1 << 16))
+    floods = {"nul": bytes(FLOOD), "random": os.urandom(FLOOD), "invalid": high * (FLOOD // len(high)),
+              "random2": os.urandom(FLOOD)}
+    digests = {}
+    for name, data in floods.items():
+        (workspace / f"{name}.bin").write_bytes(data)
+        (workspace / f"{name}.bin").chmod(0o644)
+        digests[name] = hashlib.sha256(data).hexdigest()
+    del floods
+    (workspace / "parism-flood.toml").write_text(FLOOD_CONFIG.format(cap=FLOOD + (1 << 20)))
+    (workspace / "parism-flood.toml").chmod(0o644)
+    args = hardened_args(image, label, workspace, "serve", "--config", "/workspace/parism-flood.toml")
+    assert "--memory" in args and args[args.index("--memory") + 1] == "1g"
+    proc = subprocess.Popen(["docker", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(msg: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write((json.dumps(msg) + "\n").encode())
+        proc.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}})
+        assert json.loads(proc.stdout.readline())["id"] == "init"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": "d", "method": "tools/call", "params": {"name": "describe", "arguments": {}}})
+        described = json.loads(proc.stdout.readline())
+        memory = described["result"]["structuredContent"]["guard_summary"]["memory"]
+        for name in digests:
+            send({"jsonrpc": "2.0", "id": name, "method": "tools/call", "params": {
+                "name": "run", "arguments": {"cmd": "cat", "args": [f"/workspace/{name}.bin"]}}})
+        got: dict[str, str] = {}
+        for _ in digests:
+            line = proc.stdout.readline()
+            assert line, f"the server ended: {proc.stderr.read().decode()[-2000:] if proc.poll() is not None else ''}"
+            assert len(line) <= 3 * FLOOD
+            answer = json.loads(line)
+            stdout = answer["result"]["structuredContent"]["stdout"]
+            got[answer["id"]] = hashlib.sha256(base64.b64decode(stdout["raw_base64"])).hexdigest()
+            del answer, stdout, line
+        send({"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+        assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": "ping", "result": {}}
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert got == digests
+    assert memory["limit_bytes"] == 1 << 30, memory
+    assert memory["action"] == "none" and memory["effective_concurrency"] == 4, memory

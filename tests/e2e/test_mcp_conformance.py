@@ -221,6 +221,23 @@ def test_tools_call_before_initialize_says_the_session_is_not_initialised(workdi
         assert server.close() == 0
 
 
+def test_a_second_initialize_is_refused_and_the_session_goes_on(workdir: Path) -> None:
+    """Issue 27: a second ``initialize`` was accepted (and answered with a new negotiation)."""
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        again = server.request("initialize", {
+            "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "other", "version": "1"}})
+        assert "result" not in again, again
+        assert again["error"]["code"] == -32600, again
+        assert "already initialised" in again["error"]["message"]
+        assert again["error"]["data"] == {"method": "initialize", "reason": "already_initialised"}
+        after = server.request("tools/call", {"name": "run", "arguments": {"cmd": "ls"}})
+        assert after["result"]["isError"] is False  # the first session is intact
+    finally:
+        assert server.close() == 0
+
+
 @pytest.mark.parametrize("version, served", [
     ("2025-11-25", {"tools", "tasks"}),  # tasks: only the revision that defines them (docs/jobs.md)
     ("2025-06-18", {"tools"}),

@@ -80,8 +80,9 @@ class Gate:
         """Both passes compiled (otherwise ``select`` errs towards running every rule)."""
         return self._any is not None and self._set is not None
 
-    def select(self, text: str) -> frozenset[int]:
-        """Indices of the sources that may match ``text`` (a superset of those that do)."""
+    def select(self, text: str | bytes) -> frozenset[int]:
+        """Indices of the sources that may match ``text`` (a superset of those that do); bytes
+        are searched as they are (``Redactor.find``'s ``subject``)."""
         if self._any is not None and self._any.search(text) is None:
             return frozenset()
         matched = self._set.Match(text) if self._set is not None else None
@@ -107,11 +108,14 @@ class CompiledPattern:
     def on_re2(self) -> bool:
         return self.fallback_reason is None
 
-    def spans(self, text: str, deadline: float) -> list[Span]:
-        """Spans to mask; a fallback pattern past ``deadline`` raises ``PatternTimeout``."""
+    def spans(self, text: str, deadline: float, subject: bytes | None = None) -> list[Span]:
+        """Spans to mask; a fallback pattern past ``deadline`` raises ``PatternTimeout``.
+        ``subject``: ``text``'s bytes, one per character (``text`` is their Latin-1 reading),
+        searched by RE2 as they are — its spans are then character spans of ``text`` too, and
+        RE2 makes no UTF-8 copy of ``text`` (``parism/output/redact/binary.py``)."""
         groups = self.secret_groups
         if self.on_re2:
-            matches = list(self.matcher.finditer(text))
+            matches = list(self.matcher.finditer(text if subject is None else subject))
         else:
             matches = self._bounded_matches(text, deadline)
         found: list[Span] = []

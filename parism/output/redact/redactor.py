@@ -148,12 +148,15 @@ class Redactor:
         ]
         return RegexEngineReport(used="re2", fallbacks=fallbacks)
 
-    def find(self, text: str, *, truncated: bool = False) -> Found:
-        """Every rule's hits in ``text`` (unmerged), or why the text must be withheld."""
+    def find(self, text: str, *, truncated: bool = False, subject: bytes | None = None) -> Found:
+        """Every rule's hits in ``text`` (unmerged), or why the text must be withheld.
+        ``subject``: the bytes ``text`` was read from as Latin-1 (a stream that is not text),
+        which RE2 searches instead of its own UTF-8 copy of ``text`` (``Rule.spans``); the
+        fallback engine reads ``text`` itself."""
         if self._problems:
             return Found([], "invalid redaction pattern: " + "; ".join(self._problems), False)
         text = display(text)  # same offsets; what RE2 can read
-        chosen = _GATE.select(text) if self._use_builtin_rules else frozenset()
+        chosen = _GATE.select(text if subject is None else subject) if self._use_builtin_rules else frozenset()
         rules = [rule for i, rule in enumerate(_DEFAULTS) if i in chosen] + self._user + (
             _TAILS if truncated and self._use_builtin_rules else [])
         hits: list[Hit] = []
@@ -163,7 +166,8 @@ class Redactor:
             fallback_ran = fallback_ran or not rule.on_re2
             started = time.monotonic()
             try:
-                hits.extend(Hit(s, e, rule.name) for s, e in rule.spans(text, started + self._limit_s - spent))
+                hits.extend(Hit(s, e, rule.name) for s, e in rule.spans(
+                    text, started + self._limit_s - spent, subject if rule.on_re2 else None))
             except PatternTimeout as exc:
                 reason = (
                     f"redaction pattern '{exc.source}' did not finish within "
@@ -177,11 +181,12 @@ class Redactor:
             hits.extend(Hit(s, e, KUBE_RULE) for s, e in secret_data_spans(text))
         return Found([h for h in hits if text[h.start : h.end] != self.marker], None, fallback_ran)
 
-    def mask(self, text: str, *, truncated: bool = False) -> Masked:
-        """Mask ``text``; ``truncated`` also masks a secret cut short at the end of the text."""
+    def mask(self, text: str, *, truncated: bool = False, subject: bytes | None = None) -> Masked:
+        """Mask ``text``; ``truncated`` also masks a secret cut short at the end of the text;
+        ``subject`` as for :meth:`find`."""
         if not self.enabled or not text:
             return Masked(text)
-        found = self.find(text, truncated=truncated)
+        found = self.find(text, truncated=truncated, subject=subject)
         if found.withheld_reason is not None:
             return Masked("", 0, found.withheld_reason, found.fallback_ran)
         shown = display(text)  # the text the rules read (``find``); its offsets are the text's

@@ -27,6 +27,7 @@ from parism.run.sandbox import identity
 from parism.run.sandbox import network as net
 from parism.run.sandbox import plan as planning
 from parism.run.sandbox import probe
+from parism.run.sandbox.bwrap import shows as bwrap_shows
 from parism.run.sandbox.cgroup import pids_root
 from parism.run.sandbox.launcher import DevIno, Prepared, SandboxStarted
 from parism.run.sandbox.plan import MIB, Plan
@@ -62,6 +63,10 @@ class BwrapLauncher:
         self._pool = pool
         self.cwd_id = cwd_id
         self._prepared: Prepared | None = None
+
+    def shows(self, path: str) -> bool:
+        """Whether this sandbox mounts the host's ``path`` (:func:`parism.run.sandbox.bwrap.shows`)."""
+        return bwrap_shows(self.plan, path)
 
     def start(self, spec: Any) -> SandboxStarted:
         prepared = self._pool.take(self.plan, self.cwd_id) if self._pool else Prepared(self.plan)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from parism.run.sandbox.identity import SWITCH_CAPS
-from parism.run.sandbox.plan import Plan
+from parism.run.sandbox.plan import Plan, below
 
 ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # host_mounts (df, findmnt) sees the host's mount table through a read-only root; these hold
@@ -170,3 +170,16 @@ def _bind(path: str, fds: Mapping[str, int], *, read_only: bool, optional: bool 
     if optional:
         return ["--ro-bind-try", path, path]
     return ["--ro-bind" if read_only else "--bind", path, path]
+
+
+def shows(plan: Plan, path: str) -> bool:
+    """Whether the sandbox of ``plan`` mounts the host's ``path`` (absolute, resolved): the
+    system directories, the working directory, the allowed paths and the command's binds — or,
+    for ``host_mounts``, the whole root but what it covers with tmpfs (:func:`_system_root`).
+    A binary elsewhere on PATH (``/opt/bin``, ``~/.local/bin``) does not exist inside."""
+    bound = (plan.cwd, *plan.ro_paths, *plan.binds)
+    if plan.namespace == "host_mounts":
+        hidden = _host_root_masks(plan)
+        return not (path in hidden or below(path, hidden)) or path in bound or below(path, bound)
+    roots = ("/usr", "/etc", *("/" + name for name in ROOT_LINKS), *bound)
+    return path in roots or below(path, roots)

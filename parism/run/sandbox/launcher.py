@@ -505,9 +505,24 @@ class SandboxStarted:
 _REPORTS = (b"\nW ", b"\nE ")
 _reaper_queue: queue.SimpleQueue[Callable[[], None]] | None = None
 _reaper_lock = threading.Lock()
+_reaper_idle = threading.Condition(_reaper_lock)
+_reaper_pending = 0  # teardowns queued or running
 
 
-def _reaper() -> queue.SimpleQueue[Callable[[], None]]:
+class _Reaper:
+    """The background teardowns' queue: ``put`` counts each one until it has run."""
+
+    def __init__(self, todo: queue.SimpleQueue[Callable[[], None]]) -> None:
+        self._todo = todo
+
+    def put(self, job: Callable[[], None]) -> None:
+        global _reaper_pending
+        with _reaper_lock:
+            _reaper_pending += 1
+        self._todo.put(job)
+
+
+def _reaper() -> _Reaper:
     """A daemon thread that finishes sandboxes whose command is already over."""
     global _reaper_queue
     with _reaper_lock:
@@ -515,13 +530,28 @@ def _reaper() -> queue.SimpleQueue[Callable[[], None]]:
             _reaper_queue = queue.SimpleQueue()
             threading.Thread(target=_reap_forever, args=(_reaper_queue,), name="parism-sandbox-reaper",
                              daemon=True).start()
-        return _reaper_queue
+        return _Reaper(_reaper_queue)
 
 
 def _reap_forever(todo: queue.SimpleQueue[Callable[[], None]]) -> None:
+    global _reaper_pending
     while True:
         job = todo.get()
         try:
             job()
         except Exception:  # a failed cleanup must not stop the next ones
-            continue
+            pass
+        finally:
+            with _reaper_lock:
+                _reaper_pending -= 1
+                if _reaper_pending == 0:
+                    _reaper_idle.notify_all()
+
+
+def settle(timeout: float) -> bool:
+    """Wait (at most ``timeout`` s) until every background teardown has run: the server calls
+    it before it exits, so a sandbox whose command was over is reaped by the server and not
+    left to whatever sits above it (a cancelled call's bwrap was re-parented as a zombie when
+    SIGTERM ended the server first). True when nothing is pending."""
+    with _reaper_lock:
+        return _reaper_idle.wait_for(lambda: _reaper_pending == 0, max(0.0, timeout))
