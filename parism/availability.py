@@ -9,8 +9,11 @@ their binary exists, so the agent is never pointed at another refusal.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
+from typing import Any
+
+from parism.parsers import registry
 
 from parism.wire.envelope import Alternative, Availability, InstallHint
 
@@ -25,28 +28,33 @@ MANAGERS: tuple[tuple[str, str, str], ...] = (  # (binary, manager, install comm
     ("winget", "winget", "winget install"),
 )
 
-# command → {manager: package}; "*" is the default for managers not listed
-PACKAGES: dict[str, dict[str, str]] = {
-    "dig": {"apt": "dnsutils", "dnf": "bind-utils", "yum": "bind-utils", "apk": "bind-tools",
-            "pacman": "bind", "zypper": "bind-utils", "brew": "bind"},
+# command → {manager: package}; "*" is the default for managers not listed. A command with a
+# parser declares it there (``Parser.packages``); these are the commands Parism has no parser for.
+UNPARSED_PACKAGES: dict[str, dict[str, str]] = {
     "nslookup": {"apt": "dnsutils", "dnf": "bind-utils", "yum": "bind-utils", "apk": "bind-tools",
                  "pacman": "bind", "zypper": "bind-utils", "brew": "bind"},
     "ip": {"*": "iproute2", "dnf": "iproute", "yum": "iproute", "brew": "iproute2mac"},
-    "ss": {"*": "iproute2", "dnf": "iproute", "yum": "iproute"},
-    "netstat": {"*": "net-tools"},
     "ifconfig": {"*": "net-tools"},
-    "ps": {"*": "procps", "dnf": "procps-ng", "yum": "procps-ng", "pacman": "procps-ng"},
-    "free": {"*": "procps", "dnf": "procps-ng", "yum": "procps-ng", "pacman": "procps-ng"},
     "top": {"*": "procps", "dnf": "procps-ng", "yum": "procps-ng", "pacman": "procps-ng"},
     "uptime": {"*": "procps", "dnf": "procps-ng", "yum": "procps-ng", "pacman": "procps-ng"},
-    "docker": {"apt": "docker.io", "*": "docker"},
-    "npm": {"*": "npm", "brew": "node", "winget": "OpenJS.NodeJS"},
-    "gh": {"*": "gh", "winget": "GitHub.cli"},
-    "kubectl": {"*": "kubectl", "brew": "kubernetes-cli"},
-    "journalctl": {"*": "systemd"},
-    "systemctl": {"*": "systemd"},
     "pip": {"apt": "python3-pip", "dnf": "python3-pip", "apk": "py3-pip", "*": "python-pip"},
 }
+
+
+def packages(cmd: str) -> Mapping[str, str]:
+    """Package manager → package of one command: its parser's ``packages``, else the table above."""
+    parser = registry.get_parser(cmd)
+    if parser is not None and parser.packages:
+        return parser.packages
+    return UNPARSED_PACKAGES.get(cmd, {})
+
+
+def __getattr__(name: str) -> Any:
+    """``PACKAGES``: the whole table, derived from the registry (imports every parser)."""
+    if name == "PACKAGES":
+        table = {cmd: dict(p.packages) for cmd, p in registry.command_parsers() if p.packages}
+        return {**UNPARSED_PACKAGES, **table}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # command → alternatives, most useful first (filtered through the guard at answer time)
 ALTERNATIVES: dict[str, tuple[Alternative, ...]] = {
@@ -83,7 +91,7 @@ def install_hint(cmd: str, manager: tuple[str, str] | None = None) -> InstallHin
     if mgr is None:
         return None
     name, prefix = mgr
-    table = PACKAGES.get(cmd, {})
+    table = packages(cmd)
     package = table.get(name) or table.get("*") or cmd
     return InstallHint(command=f"{prefix} {package}", package=package, manager=name)
 

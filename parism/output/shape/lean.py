@@ -2,7 +2,7 @@
 
 Measured (docs/envelope.md, ``scripts/bench_tokens.py``): the full parsed rows cost 1.3–2.5× the
 raw text in o200k tokens, and raw repeated beside them doubles that.  Three lossless steps bring
-the answer of the parsers listed in :data:`DERIVED` under the raw text:
+the answer of the parsers that declare ``Parser.lean`` (:data:`DERIVED`) under the raw text:
 
 1. **Raw is not repeated**: these parsers restate every printed value of their rows (a test
    checks every word of the real fixtures' data lines against the lean rows), so the parsed
@@ -32,16 +32,27 @@ from collections.abc import Sequence
 from types import NoneType
 from typing import Any
 
+from parism.parsers import registry
+from parism.parsers.contract import Lean
 from parism.output.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_than, fold
 
-#: parser id → {derived field: the printed field of the same row it is computed from}.
-DERIVED: dict[str, dict[str, str]] = {
-    "ls": {"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode",
-           "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size"},
-    "ps": {},
-    "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
-    "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},
-}
+
+def _spec(parser_id: str | None) -> Lean | None:
+    """The parser's ``Parser.lean`` (None: the lean answer does not apply)."""
+    parser = registry.by_id(parser_id) if parser_id else None
+    return parser.lean if parser is not None else None
+
+
+def __getattr__(name: str) -> Any:
+    """``DERIVED`` (parser id → {derived field: the printed field it is computed from}) and
+    ``PARTIAL_WITH`` (parser id → arguments under which raw is kept), derived from the registry."""
+    specs = {p.id: p.lean for _c, top in registry.command_parsers() for p in registry.walk(top) if p.lean}
+    if name == "DERIVED":
+        return {pid: dict(spec.derived) for pid, spec in specs.items()}
+    if name == "PARTIAL_WITH":
+        return {pid: spec.partial_with for pid, spec in specs.items() if spec.partial_with}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Fewest rows a column's most common value must fill to become its default (and a quarter of them).
 MIN_DEFAULT = 3
@@ -51,20 +62,13 @@ DOUBTS = ("warnings", "unresolved")
 
 
 def applies(parser_id: str | None) -> bool:
-    return parser_id in DERIVED
-
-
-#: parser id → arguments under which its rows do not restate every printed value (raw is kept):
-#: ``git log --stat`` prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
-#: patch and name forms are not checked word by word against real output (yet), so raw stays.
-PARTIAL_WITH: dict[str, tuple[str, ...]] = {"git-log": (
-    "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
-    "--full-diff", "--notes", "--show-notes")}
+    return _spec(parser_id) is not None
 
 
 def replaces_raw(parsed: Any, parser_id: str, args: Sequence[str] = ()) -> bool:
     """The lean value carries everything raw does (no parse doubts, no partial form)."""
-    partial = PARTIAL_WITH.get(parser_id, ())
+    spec = _spec(parser_id)
+    partial = spec.partial_with if spec is not None else ()
     if any(a == p or a.startswith(p + "=") for a in args for p in partial):
         return False
     return isinstance(parsed, dict) and not any(parsed.get(k) for k in DOUBTS)
@@ -79,7 +83,10 @@ def lean(parsed: Any, parser_id: str) -> Any:
     source in every row is dropped without reading its cells again (no dict per row is built)."""
     if not isinstance(parsed, dict):
         return parsed
-    derived = DERIVED[parser_id]
+    spec = _spec(parser_id)
+    if spec is None:
+        raise KeyError(parser_id)
+    derived = dict(spec.derived)
     out: dict[str, Any] = {}
     for key, value in parsed.items():
         if isinstance(value, list) and len(value) > 1 and (folded := fold(value)) is not value:

@@ -76,6 +76,7 @@ def _json_only(noun: str, verb: str) -> Parser:
 
 PARSER = Parser(
     id="gh",
+    packages={"*": "gh", "winget": "GitHub.cli"},
     contract=Contract(),
     subcommands={
         "pr list": _table("gh-pr-list", parse_pr_list, "pull_requests",

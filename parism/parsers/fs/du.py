@@ -112,6 +112,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="du",
+    evidence=True,
     contract=CONTRACT,
     parse=parse,
     schema=DuResult,

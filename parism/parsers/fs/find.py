@@ -132,6 +132,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="find",
+    evidence=True,
     contract=CONTRACT,
     parse=parse,
     schema=FindResult,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.contract import UNIX_OS, Contract, Lean, ParseInput, Parser, Unrecognized, Unsupported
 from parism.parsers.fs._common import split_lines
 from parism.parsers.fs._lsmodel import LsEntry, LsResult
 from parism.parsers.fs._lsrow import (
@@ -358,6 +358,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="ls",
+    evidence=True,
+    lean=Lean(derived={"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode", "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size"}),
     contract=CONTRACT,
     parse=parse,
     schema=LsResult,

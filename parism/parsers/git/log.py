@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from parism.parsers.contract import (
+    Lean,
     Contract,
     ParseInput,
     Parser,
@@ -549,6 +550,12 @@ FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
 
 PARSER = Parser(
     id="git-log",
+    evidence=True,
+    lean=Lean(derived={"date_iso": "date", "commit_date_iso": "commit_date"}, partial_with=(
+        # git log --stat prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
+        # patch and name forms are not checked word by word against real output (yet), so raw stays
+        "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
+        "--full-diff", "--notes", "--show-notes")),
     contract=Contract(
         flags=FLAGS,
         values={"--decorate": "|short|full|no|auto", "--color": "never|",

@@ -161,6 +161,7 @@ def parse(text: str, pin: ParseInput) -> StatusResult:
 
 PARSER = Parser(
     id="git-status",
+    evidence=True,
     contract=Contract(
         flags={"-s": "bool", "--short": "bool", "--long": "bool", "-b": "bool", "--branch": "bool",
                "--porcelain": "attached", "-z": "bool", "--null": "bool", "-v": "bool", "--verbose": "bool",

@@ -250,6 +250,7 @@ def _hint(args: list[str]) -> list[str]:
 
 PARSER = Parser(
     id="dig",
+    packages={"apt": "dnsutils", "dnf": "bind-utils", "yum": "bind-utils", "apk": "bind-tools", "pacman": "bind", "zypper": "bind-utils", "brew": "bind"},
     contract=Contract(
         flags=_FLAG_KINDS,
         plus_flags=True,

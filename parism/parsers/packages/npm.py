@@ -103,6 +103,7 @@ _outdated = Parser(id="npm-outdated", parse=parse_outdated, rows_key="packages",
 
 PARSER = Parser(
     id="npm", contract=Contract(),
+    packages={"*": "npm", "brew": "node", "winget": "OpenJS.NodeJS"},
     subcommands={"ls": _ls, "list": _ls, "la": _ls, "ll": _ls, "outdated": _outdated},
     examples=(("ls",), ("ls", "--all"), ("outdated",), ("ls", "--json")),
 )

@@ -86,6 +86,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
 
 PARSER = Parser(
     id="journalctl",
+    packages={"*": "systemd"},
     contract=Contract(
         flags={"-u": "value", "--unit": "value", "--since": "value", "--until": "value", "-p": "value",
                "--priority": "value", "-g": "data", "--grep": "data", "-o": "value", "--output": "value",
