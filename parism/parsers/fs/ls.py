@@ -49,11 +49,12 @@ _BOOL = [
 ]
 _VALUE = [
     "--sort", "--time", "--format", "--time-style", "--indicator-style", "--quoting-style", "-I",
-    "--ignore", "--hide", "-w", "--width", "--block-size"
+    "--ignore", "--hide", "--block-size"
 ]
 # -T: macOS/BSD "full time" (bool); GNU "-T COLS" tab size (only matters with -C). "attached" reads both.
 FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
-                         "--colour": "attached", "--hyperlink": "attached", "-T": "attached"}
+                         "--colour": "attached", "--hyperlink": "attached", "-T": "attached",
+                         "-w": "number", "--width": "number"}  # COLS: ls refuses another value
 VALUES: dict[str, str] = {
     "--format": "long|verbose|single-column",
     "--time-style": "(?:posix-)?(?:long-iso|full-iso|iso|locale)",

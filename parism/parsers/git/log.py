@@ -533,14 +533,15 @@ def hint(args: list[str]) -> list[str]:
 
 
 _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev-commit "
-         "--no-abbrev-commit --no-decorate --no-color --tags --branches --remotes --shortstat "
+         "--no-abbrev-commit --no-decorate --no-color --remotes --shortstat "
          "--numstat --follow --date-order --topo-order --author-date-order --use-mailmap --no-walk "
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
          "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv -p -u --patch "
          "--no-prefix --cc --graph --name-only --name-status").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
-    "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
+    "--pretty": "attached", "--format": "attached", "--branches": "attached", "--tags": "attached",
+    "--decorate": "attached", "--date": "value",
     "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",
     "--after": "value", "--before": "value", "--author": "data", "--committer": "data", "--grep": "data",
     "--abbrev": "attached", "--color": "attached", "--max-parents": "number", "--min-parents": "number",
