@@ -33,7 +33,7 @@ def test_evidence_providers_are_the_old_set() -> None:
         "ls", "df", "du", "free", "ps", "netstat", "ss", "lsof", "git-status", "git-log", "git-branch",
         "systemctl-list-units", "systemctl-list-unit-files", "docker-ps", "kubectl-get", "helm-list",
         "wc", "env", "id", "stat", "find", "grep",
-    }
+    } | {"lsblk"}  # added with docs/adding-a-parser.md
 
 
 def test_lean_tables_are_the_old_ones() -> None:
@@ -64,6 +64,7 @@ def test_packages_are_the_old_table() -> None:
         "kubectl": {"*": "kubectl", "brew": "kubernetes-cli"},
         "journalctl": {"*": "systemd"}, "systemctl": {"*": "systemd"},
         "pip": {"apt": "python3-pip", "dnf": "python3-pip", "apk": "py3-pip", "*": "python-pip"},
+        "lsblk": {"*": "util-linux"},  # added with docs/adding-a-parser.md
     }
     hint = availability.install_hint("dig", ("dnf", "dnf install -y"))
     assert hint is not None and hint.package == "bind-utils"
