@@ -88,11 +88,9 @@ def parser_summary(parser: Parser, guard_flags: set[str] | None) -> dict[str, An
 def evidence_summary(parser: Parser) -> str | None:
     """Which forms of this command give ``evidence`` spans (``explain_result``): the parser
     itself, or the subcommands whose parsers do."""
-    from parism.results.evidence import PROVIDERS
-
-    if parser.id in PROVIDERS:
+    if parser.evidence:
         return "rows fields"
-    subs = [k for k, sub in parser.subcommands.items() if k and sub.id in PROVIDERS]
+    subs = [k for k, sub in parser.subcommands.items() if k and sub.evidence]
     return f"rows fields (subcommands: {_joined(subs)})" if subs else None
 
 

@@ -9,6 +9,10 @@ sandbox unavailable, configuration or request error) — the shared model keeps 
 from __future__ import annotations
 
 import signal as _signal
+from collections.abc import Mapping
+from typing import Any
+
+from parism.parsers import registry
 from parism.wire.clip import ECHO_LIMIT, clip, clip_all, clip_opt
 from parism.wire.envelope import DryRunResult, Envelope, Failure, GuardError, OutputField
 from parism.run.executor import Capture
@@ -16,23 +20,39 @@ from parism.output.exact import display, has_lone
 
 NO_PROCESS = -1
 
-# exit codes that carry an answer rather than an error: stdout is still parsed (docs/envelope.md)
-INFORMATIVE_EXITS: dict[str, dict[int, str]] = {
-    "grep": {1: "no line matched"},
+# exit codes that carry an answer rather than an error: stdout is still parsed (docs/envelope.md).
+# A command with a parser declares them on it (``Parser.informative_exits``); these are the
+# commands Parism has no parser for.
+UNPARSED_INFORMATIVE_EXITS: dict[str, dict[int, str]] = {
     "egrep": {1: "no line matched"},
     "fgrep": {1: "no line matched"},
     "rg": {1: "no line matched"},
     "diff": {1: "the inputs differ"},
     "cmp": {1: "the inputs differ"},
-    "systemctl": {3: "the unit is not active"},
 }
+
+
+def informative_exits(cmd: str) -> Mapping[int, str]:
+    """The informative exits of one command: its parser's, else the table above."""
+    parser = registry.get_parser(cmd)
+    if parser is not None:
+        return parser.informative_exits
+    return UNPARSED_INFORMATIVE_EXITS.get(cmd, {})
 
 
 def informative_exit(cmd: str, code: int | None) -> str | None:
     """Why this non-zero exit still carries a parseable answer (None = it does not)."""
     if code is None:
         return None
-    return INFORMATIVE_EXITS.get(cmd, {}).get(code)
+    return informative_exits(cmd).get(code)
+
+
+def __getattr__(name: str) -> Any:
+    """``INFORMATIVE_EXITS``: the whole table, derived from the registry (imports every parser)."""
+    if name == "INFORMATIVE_EXITS":
+        table = {cmd: dict(p.informative_exits) for cmd, p in registry.command_parsers() if p.informative_exits}
+        return {**UNPARSED_INFORMATIVE_EXITS, **table}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def no_process(cmd: str, args: list[str], cwd: str, failure: Failure, *,

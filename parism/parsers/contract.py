@@ -137,6 +137,14 @@ class Contract:
 ParseFn = Callable[[str, ParseInput], Any]
 
 
+@dataclass(frozen=True)
+class Lean:
+    """The lean default answer of a table-shaped parser (``output/shape/lean.py``)."""
+
+    derived: Mapping[str, str] = field(default_factory=dict)  # derived field -> printed field it comes from
+    partial_with: tuple[str, ...] = ()  # arguments under which the rows do not restate raw (raw is kept)
+
+
 def always(_tokens: Tokens) -> bool:
     """``Parser.prints_always`` of a command that prints something in every form."""
     return True
@@ -164,3 +172,12 @@ class Parser:
     # this form prints something whenever it succeeds (a header, a total): an empty output is
     # then a failed command, never an empty answer (``registry.parse`` refuses it)
     prints_always: Callable[[Tokens], bool] | None = None
+    # What Parism knows about the command besides its grammar: each fact lives here, on its
+    # parser, and the central tables (output/envelopes.py INFORMATIVE_EXITS,
+    # results/evidence PROVIDERS, output/shape/lean.py DERIVED, availability.py PACKAGES) are
+    # derived from the registry (docs/adding-a-parser.md).
+    # exit code -> why that non-zero exit still carries an answer (grep 1: no line matched);
+    # read on the command's top-level parser
+    informative_exits: Mapping[int, str] = field(default_factory=dict)
+    evidence: bool = False  # rows or records get evidence spans (docs/results.md)
+    lean: Lean | None = None  # the lean default answer applies (no format chosen)

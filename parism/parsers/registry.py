@@ -57,6 +57,41 @@ def get_parser(cmd: str) -> Parser | None:
     return importlib.import_module(path).PARSER
 
 
+def walk(parser: Parser) -> Iterator[Parser]:
+    """A parser and every parser under its subcommands, each once."""
+    seen: set[int] = set()
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        yield p
+        todo.extend(p.subcommands.values())
+
+
+def command_parsers() -> Iterator[tuple[str, Parser]]:
+    """(command, its top-level parser) of every built-in command (imports every parser module:
+    for tests, docs and the derived tables' full views, never on a call's path)."""
+    for cmd in sorted(catalog()):
+        parser = get_parser(cmd)
+        if parser is not None:
+            yield cmd, parser
+
+
+@cache
+def by_id(parser_id: str) -> Parser | None:
+    """The built-in parser with this id. Every id starts with its command's name (``git-log``;
+    ``tests/unit/parsers/test_one_home.py`` checks it), so only that command's module is imported."""
+    names = [c for c in catalog() if parser_id == c or parser_id.startswith(c + "-")]
+    for cmd in sorted(names, key=len, reverse=True):
+        parser = get_parser(cmd)
+        found = next((p for p in walk(parser) if p.id == parser_id), None) if parser is not None else None
+        if found is not None:
+            return found
+    return None
+
+
 class PackParsers(Protocol):
     """One engine's parser packs (``parism.packs.table.PackTable``): consulted before the
     built-ins, and only for names the engine's configuration lets a pack take. Each engine passes

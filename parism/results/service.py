@@ -15,7 +15,7 @@ from typing import Any
 from parism.results.compare import compare
 from parism.results.compare.fingerprint import fingerprint
 from parism.wire.envelope import CompareResult, Envelope, ExplainResult
-from parism.results.evidence import PROVIDERS, estimate
+from parism.results.evidence import estimate
 from parism.results.evidence import locate
 from parism.results.evidence.explain import explain
 from parism.results.cursor import query_hash
@@ -80,7 +80,7 @@ class Results:
             size += len(packed)
         mode = option(req, "evidence", "none")
         evidence = None
-        if mode != "none" and parser is not None and parser.id in PROVIDERS:
+        if mode != "none" and parser is not None and parser.evidence:
             need = estimate(parsed, parser.rows_key, mode)
             if size + need > allowance:
                 return self._too_large(rid, size + need, at_least=True)

@@ -51,8 +51,9 @@ INSTRUCTIONS = """\
 Parism runs allowlisted commands without a shell and returns a JSON envelope.
 1. Call describe first (describe with cmd=<name> shows one command's allowed subcommands/flags).
 2. Call dry_run for a command you have not used yet: it runs only the guard.
-3. run takes cmd plus args as a list. No shell: the guard refuses pipes, redirects, ';', '&&' and
-   '$('; a glob such as * is not expanded (the program gets a literal *): name the files instead.
+3. run takes cmd plus args as a list. No shell runs: the guard refuses pipes, ';', '&&' and '$(';
+   a '>' is only ever a character of an argument, never a redirect; a glob such as * is not
+   expanded (the program gets a literal *): name the files instead.
    Leave format unset: the default answer is the cheapest. Use budget to page long row lists,
    run_paged for long raw output.
 4. ok=true: read stdout.parsed; when it is null, read stdout.raw (stdout.parse_error says why).

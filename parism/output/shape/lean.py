@@ -14,7 +14,7 @@ counted "rows whose mode starts with d" counted 0.  This form has one reading:
    ``same``; a field no row has (or only as ``null``) is not in the table.  Nothing else is
    implied: ``row i = {**same, **zip(schema, rows[i])}``.
 
-Fields derived from another printed field of the same row (:data:`DERIVED`: ``ls``'s ``type``
+Fields derived from another printed field of the same row (``Parser.lean``: ``ls``'s ``type``
 from ``mode``) are left to an explicit ``format: "json"`` or ``select`` when every row shows the
 field they are derived from (else the column stays whole: a blank cell never means "derived");
 an array of one row
@@ -32,16 +32,28 @@ from typing import Any
 from pydantic_core import to_json
 
 from parism.output.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_than, fold
+from parism.parsers import registry
+from parism.parsers.contract import Lean
 
-#: parser id → {derived field: the printed field of the same row it is computed from}.
-DERIVED: dict[str, dict[str, str]] = {
-    "ls": {"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode",
-           "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size",
-           "accessed_at": "accessed_raw", "changed_at": "changed_raw", "birth_at": "birth_raw"},
-    "git-log": {"date_iso": "date", "commit_date_iso": "commit_date"},
-    "df": {"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"},
-    "git-status": {"index": "xy", "worktree": "xy"},
-}
+def _spec(parser_id: str | None) -> Lean | None:
+    """The parser's ``Parser.lean`` (None: no field of its rows is derived from another)."""
+    parser = registry.by_id(parser_id) if parser_id else None
+    return parser.lean if parser is not None else None
+
+
+def derived_of(parser_id: str | None) -> dict[str, str]:
+    """{derived field: the printed field of the same row it is computed from} (``Parser.lean``)."""
+    spec = _spec(parser_id)
+    return dict(spec.derived) if spec is not None else {}
+
+
+def __getattr__(name: str) -> Any:
+    """``DERIVED`` (parser id → :func:`derived_of`) for every parser that declares one, derived
+    from the registry (it imports every parser: tests and docs, never a call)."""
+    if name == "DERIVED":
+        return {p.id: dict(p.lean.derived) for _c, top in registry.command_parsers()
+                for p in registry.walk(top) if p.lean is not None and p.lean.derived}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The name of the table-level map of values every row shares.
 SAME = "same"
@@ -56,7 +68,7 @@ def lean(parsed: Any, parser_id: str, row_fields: Sequence[str] = (), rows_key: 
     Nesting ``compact`` refuses to fold leaves the rows objects (without their derived fields)."""
     if not isinstance(parsed, dict):
         return parsed
-    derived = DERIVED.get(parser_id, {})
+    derived = derived_of(parser_id)
     out: dict[str, Any] = {}
     for key, value in parsed.items():
         if isinstance(value, list) and len(value) > 1 and (folded := fold(value)) is not value:

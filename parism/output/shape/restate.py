@@ -7,7 +7,7 @@ legend) is a word of the answer's parsed value — as printed, without a unit or
 or is one of the parser's :data:`GLUE` words (labels that are structure, not values: ``commit``,
 ``modified:``).  One word missing keeps raw: the check never loses a printed value.  A parse
 that reported doubts (``warnings``, ``unresolved``) or a form the rows only partly restate
-(:data:`PARTIAL_WITH`) keeps raw without checking.
+(:func:`partial_with`) keeps raw without checking.
 
 Parsers whose parse *is* the text (:data:`TEXT_ONLY`: ``cat``'s lines) add nothing raw lacks:
 their default answer is raw alone with ``parsed: null``.
@@ -19,12 +19,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-#: parser id → arguments under which its rows do not restate every printed value (raw is kept):
-#: ``git log --stat`` prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
-#: patch and name forms are not checked word by word against real output (yet), so raw stays.
-PARTIAL_WITH: dict[str, tuple[str, ...]] = {"git-log": (
-    "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
-    "--full-diff", "--notes", "--show-notes")}
+from parism.parsers import registry
+
+def partial_with(parser_id: str) -> tuple[str, ...]:
+    """Arguments under which the parser's rows do not restate every printed value, so raw is
+    kept (``Parser.lean.partial_with``: ``git log --stat`` prints a binary file's sizes, the rows
+    do not; the patch and name forms are not checked word by word against real output)."""
+    parser = registry.by_id(parser_id)
+    return parser.lean.partial_with if parser is not None and parser.lean is not None else ()
 
 #: Keys of a parsed value that say the parse is not a full restatement of the text.
 DOUBTS = ("warnings", "unresolved")
@@ -76,7 +78,7 @@ _SPACE = re.compile(r"\s+")
 
 
 def doubtful(parsed: Any, parser_id: str, args: Sequence[str]) -> bool:
-    partial = PARTIAL_WITH.get(parser_id, ())
+    partial = partial_with(parser_id)
     if any(a == p or a.startswith(p + "=") for a in args for p in partial):
         return True
     return not isinstance(parsed, dict) or any(parsed.get(k) for k in DOUBTS)

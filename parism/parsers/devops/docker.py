@@ -66,7 +66,7 @@ def parse_stats(text: str, pin: ParseInput) -> dict[str, Any]:
     return {"resource": "stats", "stats": stats}
 
 
-_ps = Parser(id="docker-ps", contract=_contract(_PS_FLAGS), parse=parse_ps, rows_key="containers",
+_ps = Parser(id="docker-ps", evidence=True, contract=_contract(_PS_FLAGS), parse=parse_ps, rows_key="containers",
              row_fields=("container_id", "image", "command", "created", "status", "ports", "names", "size"),
              header_lines=1, json_output=_is_json)
 _images = Parser(id="docker-images", contract=_contract(

@@ -45,7 +45,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
     return {"releases": releases}
 
 
-_list = Parser(id="helm-list", parse=parse, rows_key="releases", row_fields=_KEYS, header_lines=1,
+_list = Parser(id="helm-list", evidence=True, parse=parse, rows_key="releases", row_fields=_KEYS, header_lines=1,
                json_output=lambda a: "json" in " ".join(a),
                contract=Contract(flags=_FLAGS, values={"-o": "table", "--output": "table"}, max_positionals=0,
                                  hint=lambda a: drop_args(a, valued=("-o", "--output")) + ["-o", "json"]))

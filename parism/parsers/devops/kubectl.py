@@ -85,7 +85,7 @@ _pods = Parser(id="kubectl-get-pods", contract=_table_contract(), parse=parse_po
 _events = Parser(id="kubectl-get-events", contract=_table_contract(), parse=parse_events, rows_key="events",
                  row_fields=("namespace", "last_seen", "type", "reason", "object", "message"), header_lines=1,
                  json_output=_wants_json)
-_other_get = Parser(id="kubectl-get", contract=Contract(
+_other_get = Parser(id="kubectl-get", evidence=True, contract=Contract(
     flags=_GET, supports=lambda t: "only pods and events tables are parsed; use -o json", hint=_json_hint),
     json_output=_wants_json)
 

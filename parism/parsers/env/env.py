@@ -55,6 +55,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, dict[str, str]]:
 
 PARSER = Parser(
     id="env",
+    evidence=True,
     contract=Contract(
         flags={"-0": "bool", "--null": "bool", "-u": "value", "--unset": "value",
                "-i": "bool", "--ignore-environment": "bool"},

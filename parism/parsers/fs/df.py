@@ -29,6 +29,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import (
+    Lean,
     UNIX_OS,
     Contract,
     ParseInput,
@@ -262,6 +263,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="df",
+    evidence=True,
+    lean=Lean(derived={"size_bytes_approx": "size", "used_bytes_approx": "used", "available_bytes_approx": "available"}),
     contract=CONTRACT,
     parse=parse,
     schema=DfResult,

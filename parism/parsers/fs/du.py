@@ -25,7 +25,8 @@ FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-s -h -a -c -k -m -g -b -x -S -H -D -P -L -l --summarize --human-readable --all "
        "--total --bytes --one-file-system --separate-dirs --dereference --dereference-args --no-dereference "
        "--count-links --si --apparent-size".split()},
-    **{f: "value" for f in "-d --max-depth --exclude -t --threshold -B --block-size -X --exclude-from".split()},
+    **{f: "number" for f in ("-d", "--max-depth")},  # du: "invalid maximum depth" otherwise
+    **{f: "value" for f in "--exclude -t --threshold -B --block-size -X --exclude-from".split()},
 }
 VALUES = {"-B": "1|1K|1k|1024|1M|1m|1048576", "--block-size": "1|1K|1k|1024|1M|1m|1048576"}
 _BLOCK_VALUES = {"1": 1, "1K": 1024, "1k": 1024, "1024": 1024, "1M": 1048576, "1m": 1048576, "1048576": 1048576}
@@ -112,6 +113,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="du",
+    evidence=True,
     contract=CONTRACT,
     parse=parse,
     schema=DuResult,

@@ -42,13 +42,14 @@ from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unsup
 from parism.parsers.fs import _findfmt
 from parism.parsers.fs._common import split_lines
 
-_VALUE = ("-name -iname -type -xtype -maxdepth -mindepth -path -ipath -wholename -iwholename -size -mtime -mmin "
+_VALUE = ("-name -iname -type -xtype -path -ipath -wholename -iwholename -size -mtime -mmin "
           "-atime -amin -ctime -cmin -newer -anewer -cnewer -user -group -uid -gid -perm -regex -iregex -regextype "
           "-links -inum -samefile -lname -ilname -used -fstype")
 _BOOL = ("-empty -print -print0 -not -o -a -and -or -prune -P -L -H -true -false -nouser -nogroup -xdev -mount "
          "-follow -depth -daystart -noleaf -readable -writable -executable -quit")
 FLAGS: dict[str, str] = {**{f: "data" for f in _VALUE.split()}, **{f: "bool" for f in _BOOL.split()},
-                         "-printf": "data", "-ls": "bool"}
+                         "-printf": "data", "-ls": "bool",
+                         "-maxdepth": "number", "-mindepth": "number"}  # find refuses another value
 
 
 class FindResult(BaseModel):
@@ -185,6 +186,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="find",
+    evidence=True,
     contract=CONTRACT,
     parse=parse,
     schema=FindResult,

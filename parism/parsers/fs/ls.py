@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from parism.parsers.contract import UNIX_OS, Contract, ParseInput, Parser, Unrecognized, Unsupported
+from parism.parsers.contract import UNIX_OS, Contract, Lean, ParseInput, Parser, Unrecognized, Unsupported
 from parism.parsers.fs._common import split_lines
 from parism.parsers.fs._lsmodel import LsEntry, LsResult
 from parism.parsers.fs._lsrow import (
@@ -54,11 +54,12 @@ _BOOL = [
 ]
 _VALUE = [
     "--sort", "--time", "--format", "--time-style", "--indicator-style", "--quoting-style", "-I",
-    "--ignore", "--hide", "-w", "--width", "--block-size"
+    "--ignore", "--hide", "--block-size"
 ]
 # -T: macOS/BSD "full time" (bool); GNU "-T COLS" tab size (only matters with -C). "attached" reads both.
 FLAGS: dict[str, str] = {**{f: "bool" for f in _BOOL}, **{f: "value" for f in _VALUE}, "--color": "attached",
-                         "--colour": "attached", "--hyperlink": "attached", "-T": "attached"}
+                         "--colour": "attached", "--hyperlink": "attached", "-T": "attached",
+                         "-w": "number", "--width": "number"}  # COLS: ls refuses another value
 VALUES: dict[str, str] = {
     "--format": "long|verbose|single-column",
     "--time-style": "(?:posix-)?(?:long-iso|full-iso|iso|locale)",
@@ -482,6 +483,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="ls",
+    evidence=True,
+    lean=Lean(derived={"type": "mode", "file_kind": "mode", "permissions": "mode", "mode_octal": "mode", "setuid": "mode", "setgid": "mode", "sticky": "mode", "modified_at": "modified_raw", "size_bytes_approx": "size", "accessed_at": "accessed_raw", "changed_at": "changed_raw", "birth_at": "birth_raw"}),
     contract=CONTRACT,
     parse=parse,
     schema=LsResult,

@@ -274,6 +274,7 @@ def _language(head: list[str]) -> StatLines | None:
 
 PARSER = Parser(
     id="stat",
+    evidence=True,
     contract=CONTRACT,
     parse=parse,
     schema=StatResult,

@@ -40,7 +40,8 @@ FLAGS: dict[str, str] = {
     **{f: "bool" for f in "-a -d -f -F -l -x -n -N -q -Q -s -h -p -u -g -D -v -t -c -r -U --noreport "
        "--dirsfirst --filesfirst --du --si --inodes --device --prune --matchdirs --gitignore --ignore-case "
        "--fromfile -C -i -A -S -X -H".split()},
-    **{f: "data" for f in "-L -P -I --charset --filelimit --timefmt --sort".split()},
+    **{f: "number" for f in ("-L", "--filelimit")},  # tree: "Invalid level, must be greater than 0." otherwise
+    **{f: "data" for f in "-P -I --charset --timefmt --sort".split()},
 }
 VALUES = {"-L": r"\d+", "--charset": "(?i)ascii|utf-?8|us-ascii", "--sort": "name|version|size|mtime|ctime"}
 _DISPLAY = "CiASXH"

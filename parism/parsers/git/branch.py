@@ -204,6 +204,7 @@ def parse(text: str, pin: ParseInput) -> BranchResult:
 
 PARSER = Parser(
     id="git-branch",
+    evidence=True,
     contract=Contract(
         flags={f: "bool" for f in ("-v", "--verbose", "--no-abbrev", "--no-color", "--list", "-l", "-a",
                                     "--all", "-r", "--remotes", "--no-column", "--omit-empty",

@@ -111,7 +111,7 @@ _BOOL = ("--cached --staged -w --ignore-all-space -b --ignore-space-change --ign
          "--numstat -R --minimal --patience --histogram --no-ext-diff --no-textconv --ita-invisible-in-index "
          "--full-index --merge-base --shortstat").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
-    "-U": "attached", "--unified": "attached", "--diff-filter": "attached", "--find-renames": "attached",
+    "-U": "attached", "--unified": "attached", "--diff-filter": "value", "--find-renames": "attached",
     "--color": "attached", "--diff-algorithm": "attached", "--relative": "attached",
     "--stat": "attached",
 }

@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from parism.parsers.contract import (
+    Lean,
     Contract,
     ParseInput,
     Parser,
@@ -532,14 +533,15 @@ def hint(args: list[str]) -> list[str]:
 
 
 _BOOL = ("--oneline --all --no-merges --merges --reverse --first-parent --abbrev-commit "
-         "--no-abbrev-commit --no-decorate --no-color --tags --branches --remotes --shortstat "
+         "--no-abbrev-commit --no-decorate --no-color --remotes --shortstat "
          "--numstat --follow --date-order --topo-order --author-date-order --use-mailmap --no-walk "
          "--no-renames -M -C --full-history --simplify-merges --ancestry-path --left-right --cherry-pick "
          "-i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --all-match --invert-grep "
          "--no-patch -s --no-notes --no-mailmap --mailmap --no-ext-diff --no-textconv -p -u --patch "
          "--no-prefix --cc --graph --name-only --name-status").split()
 FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
-    "--pretty": "attached", "--format": "attached", "--decorate": "attached", "--date": "value",
+    "--pretty": "attached", "--format": "attached", "--branches": "attached", "--tags": "attached",
+    "--decorate": "attached", "--date": "value",
     "-n": "number", "--max-count": "number", "--skip": "number", "--since": "value", "--until": "value",
     "--after": "value", "--before": "value", "--author": "data", "--committer": "data", "--grep": "data",
     "--abbrev": "attached", "--color": "attached", "--max-parents": "number", "--min-parents": "number",
@@ -549,6 +551,12 @@ FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
 
 PARSER = Parser(
     id="git-log",
+    evidence=True,
+    lean=Lean(derived={"date_iso": "date", "commit_date_iso": "commit_date"}, partial_with=(
+        # git log --stat prints a binary file's sizes ("Bin 2700 -> 0 bytes"), the rows do not; the
+        # patch and name forms are not checked word by word against real output (yet), so raw stays
+        "--stat", "-p", "--patch", "-u", "--numstat", "--name-status", "--name-only", "--raw", "--graph", "--cc",
+        "--full-diff", "--notes", "--show-notes")),
     contract=Contract(
         flags=FLAGS,
         values={"--decorate": "|short|full|no|auto", "--color": "never|",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from parism.parsers.contract import Contract, ParseInput, Parser, Unrecognized
+from parism.parsers.contract import Contract, Lean, ParseInput, Parser, Unrecognized
 from parism.parsers.git._quote import split_arrow, unquote
 from parism.parsers.git._status_model import StatusEntry, StatusResult
 from parism.parsers.git.status_long import parse_long
@@ -161,6 +161,7 @@ def parse(text: str, pin: ParseInput) -> StatusResult:
 
 PARSER = Parser(
     id="git-status",
+    evidence=True,
     contract=Contract(
         flags={"-s": "bool", "--short": "bool", "--long": "bool", "-b": "bool", "--branch": "bool",
                "--porcelain": "attached", "-z": "bool", "--null": "bool", "-v": "bool", "--verbose": "bool",
@@ -178,5 +179,6 @@ PARSER = Parser(
     schema=StatusResult,
     rows_key="entries",
     row_fields=("xy", "index", "worktree", "path", "orig_path", "quoted"),
+    lean=Lean(derived={"index": "xy", "worktree": "xy"}),
     examples=((), ("--porcelain", "-b"), ("-sz",)),
 )

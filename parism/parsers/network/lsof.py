@@ -129,6 +129,7 @@ def _supports(tokens: Tokens) -> str | None:
 
 PARSER = Parser(
     id="lsof",
+    evidence=True,
     contract=Contract(
         flags={"-n": "bool", "-P": "bool", "-U": "bool", "-a": "bool", "-l": "bool", "-w": "bool",
                "-b": "bool", "-R": "bool", "-V": "bool", "-X": "bool", "-N": "bool", "-h": "bool",

@@ -366,6 +366,7 @@ def _supports(tokens: Tokens) -> str | None:
 
 PARSER = Parser(
     id="netstat",
+    evidence=True,
     contract=Contract(
         flags={**{f: "bool" for f in _BOOL}, **{f: "bool" for f in _LONG},
                **{f: "bool" for f in _BAD}, "-I": "attached", "-f": "value", "--protocol": "value"},

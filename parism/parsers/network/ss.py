@@ -177,6 +177,7 @@ def _supports(tokens: Tokens) -> str | None:
 
 PARSER = Parser(
     id="ss",
+    evidence=True,
     contract=Contract(
         flags={**{f: "bool" for f in _BOOL}, "--summary": "bool", "--events": "bool",
                "-f": "value", "--family": "value", "-A": "value", "--query": "value",

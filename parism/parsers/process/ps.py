@@ -36,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from parism.parsers.contract import (
+    Lean,
     UNIX_OS,
     Contract,
     ParseInput,
@@ -310,6 +311,8 @@ def parse(text: str, pin: ParseInput) -> dict[str, object]:
 
 PARSER = Parser(
     id="ps",
+    evidence=True,
+    lean=Lean(),
     contract=Contract(
         flags={
             "-e": "bool", "-A": "bool", "-a": "bool", "-d": "bool", "-N": "bool", "-f": "bool",

@@ -6,4 +6,5 @@ COMMANDS: dict[str, str] = {
     "id": "parism.parsers.system.id",
     "systemctl": "parism.parsers.system.systemctl",
     "journalctl": "parism.parsers.system.journalctl",
+    "lsblk": "parism.parsers.system.lsblk",
 }

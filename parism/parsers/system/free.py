@@ -135,6 +135,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
 
 PARSER = Parser(
     id="free",
+    evidence=True,
     contract=Contract(
         flags={f: "bool" for f in (*_UNITS, "-h", "--human", "--si", "-w", "--wide", "-t", "--total",
                                    "-l", "--lohi", "-v", "--committed")},

@@ -93,6 +93,7 @@ def _bad(line: str) -> dict:
 
 PARSER = Parser(
     id="id",
+    evidence=True,
     contract=Contract(
         flags={f: "bool" for f in ("-u", "--user", "-g", "--group", "-G", "--groups", "-n", "--name",
                                    "-r", "--real", "-z", "--zero")},

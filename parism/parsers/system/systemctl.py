@@ -158,10 +158,10 @@ def parse_show(text: str, pin: ParseInput) -> dict[str, Any]:
 
 
 _LIST = Contract(flags=_COMMON, max_positionals=None)
-_units = Parser(id="systemctl-list-units", contract=_LIST, parse=parse_units, schema=Units, rows_key="units",
+_units = Parser(id="systemctl-list-units", evidence=True, contract=_LIST, parse=parse_units, schema=Units, rows_key="units",
                 row_fields=("name", "load", "active", "sub", "job", "description", "failed"),
                 header_lines=1, noise=_LEGEND.pattern, os=frozenset({"linux"}))
-_files = Parser(id="systemctl-list-unit-files", contract=_LIST, parse=parse_unit_files, rows_key="unit_files",
+_files = Parser(id="systemctl-list-unit-files", evidence=True, contract=_LIST, parse=parse_unit_files, rows_key="unit_files",
                 row_fields=("name", "state", "preset"), header_lines=1, noise=_LEGEND.pattern,
                 os=frozenset({"linux"}))
 _states = Parser(id="systemctl-state", contract=Contract(flags=_COMMON, min_positionals=1), parse=parse_states,
@@ -179,6 +179,7 @@ _status = Parser(id="systemctl-status", contract=Contract(
 
 PARSER = Parser(
     id="systemctl",
+    informative_exits={3: "the unit is not active"},
     contract=_LIST,
     leading_flags=_COMMON,
     subcommands={"": _units, "list-units": _units, "list-unit-files": _files, "is-active": _states,

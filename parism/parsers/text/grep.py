@@ -245,6 +245,8 @@ FLAGS: dict[str, str] = {f: "bool" for f in _BOOL} | {
 
 PARSER = Parser(
     id="grep",
+    evidence=True,
+    informative_exits={1: "no line matched"},
     contract=Contract(
         flags=FLAGS,
         values={"--color": "never|auto|", "--colour": "never|auto|",

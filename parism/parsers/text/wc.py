@@ -121,6 +121,7 @@ def parse(text: str, pin: ParseInput) -> dict[str, Any]:
 
 PARSER = Parser(
     id="wc",
+    evidence=True,
     contract=Contract(
         flags={f: "bool" for _, s, lg in COUNTERS for f in (s, lg)} | {"--total": "attached"},
         values={"--total": "auto|always|only|never"},

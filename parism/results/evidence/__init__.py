@@ -3,22 +3,24 @@
 ``locate`` (``locate.py``) builds an :class:`Evidence` after the parse, only when a run asks for
 ``evidence: "rows" | "fields"``; ``spans_of`` answers one JSON Pointer from it. Spans are
 ``[start, end)`` UTF-8 byte offsets over the *full* masked stdout of the retained result,
-``line`` 1-based. ``describe(cmd)`` lists the parsers covered (``PROVIDERS``).
+``line`` 1-based. ``describe(cmd)`` lists the parsers covered (those declaring ``Parser.evidence``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parism.parsers import registry
 from parism.results.evidence.locate import SPAN_INTS, Evidence, Unit, estimate, locate
 from parism.results.evidence.transforms import NAMES, TRANSFORMS, verify
 
-#: parser ids whose rows or records get spans (the table- and record-shaped parsers)
-PROVIDERS: frozenset[str] = frozenset({
-    "ls", "df", "du", "free", "ps", "netstat", "ss", "lsof", "git-status", "git-log", "git-branch",
-    "systemctl-list-units", "systemctl-list-unit-files", "docker-ps", "kubectl-get", "helm-list",
-    "wc", "env", "id", "stat", "find", "grep",
-})
+def __getattr__(name: str) -> frozenset[str]:
+    """``PROVIDERS``: the ids of the parsers whose rows or records get spans (the table- and
+    record-shaped parsers that declare ``Parser.evidence``), derived from the registry."""
+    if name == "PROVIDERS":
+        return frozenset(p.id for _cmd, top in registry.command_parsers() for p in registry.walk(top) if p.evidence)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ROW_TRANSFORM = "parsed_row"  # a row pointer: the span is the line(s) the row was read from
 

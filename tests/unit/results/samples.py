@@ -18,8 +18,8 @@ from parism.parsers import registry
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus" / "jc"
-COMMANDS = ("ls", "df", "du", "free", "ps", "netstat", "ss", "lsof", "git", "systemctl", "docker",
-            "kubectl", "helm", "wc", "env", "id", "stat", "find", "grep")
+#: the commands with a parser that gives evidence (``Parser.evidence``), from the registry
+COMMANDS = tuple(cmd for cmd, top in registry.command_parsers() if any(p.evidence for p in registry.walk(top)))
 
 
 @dataclass(frozen=True)

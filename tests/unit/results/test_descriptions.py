@@ -64,9 +64,15 @@ def test_globs_are_not_expanded_and_shell_syntax_is_refused(make_engine, tmp_pat
     assert not env.ok and env.failure is not None and env.failure.reason == "non_zero_exit"
     assert "'*'" in env.stderr.raw or "*:" in env.stderr.raw  # wc was asked for a file named *
     assert "a.txt" not in env.stdout.raw
-    for args in (["a.txt", "|", "wc"], ["a.txt", ">", "out"], ["a.txt;", "id"], ["a.txt", "&&", "id"], ["$(id)"]):
+    for args in (["a.txt", "|", "wc"], ["a.txt;", "id"], ["a.txt", "&&", "id"], ["$(id)"]):
         got = engine.run("wc", ["-l", *args], cwd=str(tmp_path))
         assert got.failure is not None and (got.failure.kind, got.failure.reason) == ("guard", "injection_pattern"), args
+    # '>' is a character of a file name, never a redirect (no shell runs); the armed trap: a shell redirects
+    subprocess.run(["sh", "-c", "wc -l a.txt > shell-out"], cwd=tmp_path, check=True)
+    assert (tmp_path / "shell-out").exists()
+    got = engine.run("wc", ["-l", "a.txt", ">", "out"], cwd=str(tmp_path))
+    assert got.failure is not None and got.failure.reason == "non_zero_exit" and "'>'" in got.stderr.raw
+    assert "never a redirect" in " ".join(INSTRUCTIONS.split())
     assert not (tmp_path / "out").exists()
 
 
