@@ -1,7 +1,7 @@
 """``parism selftest [--json]``: the containment promises, checked on this host with the effective
 configuration (:mod:`parism.selftest`). Exit 0 only when every promise held, 1 when any is broken
 (``sandbox.mode = "off"`` included), 2 for a usage error or an unusable configuration (as every
-subcommand, decision 12)."""
+subcommand, spec decision 12)."""
 
 from __future__ import annotations
 

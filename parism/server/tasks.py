@@ -21,7 +21,7 @@ Only ``run`` takes a task (its tool says ``execution.taskSupport: "optional"``);
 started with ``run``'s arguments and ``run``'s default timeout, so everything about jobs holds:
 the same guard and sandbox, the output ring, the session's end kills it. ``tasks/result``
 blocks until the task is terminal and answers the ``CallToolResult`` ``run`` would have given.
-Status: working (running), completed, failed (the result is a tool error, decision 11),
+Status: working (running), completed, failed (the result is a tool error, spec decision 11),
 cancelled (``tasks/cancel`` or the session's end).
 """
 

@@ -291,7 +291,7 @@ def test_run_paged_pages_have_no_secret(setup: dict[str, Any]) -> None:
 
 def test_child_env_never_gets_secret_names_and_describe_lists_them(setup: dict[str, Any]) -> None:
     engine = setup["engines"]["main"]
-    env = engine.run("env", [], cwd=ws_path(setup, "."))
+    env = engine.run("env", [], cwd=ws_path(setup, "."), format="json")  # raw kept beside the parse
     names = {line.split("=", 1)[0] for line in env.stdout.raw.splitlines()}
     assert names.isdisjoint(ENV_SECRETS), "allowlisted but secret-looking names reached the child"
     assert "DEPLOY_NOTE" in names and "deploy with [REDACTED]" in env.stdout.raw

@@ -69,7 +69,7 @@ def test_apt_list_installed_is_dpkg_s_truth_inside_the_sandbox(apt_engine) -> No
 def test_apt_search_policy_show_work_inside_the_sandbox(apt_engine, args: list[str]) -> None:
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "bubblewrap"], capture_output=True,
                              text=True, check=True).stdout
-    env = apt_engine.run("apt", args, cwd=apt_engine.workspace)
+    env = apt_engine.run("apt", args, cwd=apt_engine.workspace, format="json")  # raw kept beside the parse
     assert env.ok, env.failure
     packages = rows(env.stdout.parsed, "packages")
     assert any("bubblewrap" in (p.get("name"), p.get("Package")) for p in packages), env.stdout.parsed

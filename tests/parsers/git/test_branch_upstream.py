@@ -107,7 +107,7 @@ def engine(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> parism.Engin
 
 
 def rows_of(engine: parism.Engine, repo: Path, args: list[str]) -> dict[str, dict]:
-    env = engine.run("git", args, cwd=str(repo))
+    env = engine.run("git", args, cwd=str(repo), format="json")  # the rows as objects, raw beside them
     assert env.failure is None, env.failure
     return {b["name"]: b for b in env.stdout.parsed["branches"]}
 
