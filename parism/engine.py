@@ -32,13 +32,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import anyio
 
 from parism import guard as guard_mod
 from parism.run import memlimit
+from parism.guard import Decision
 from parism.audit import AuditLog
 from parism.availability import availability
 from parism.run.childenv import ChildEnv, build_child_env
@@ -55,7 +56,7 @@ from parism.wire.envelope import (
     Failure,
     PageInfo,
 )
-from parism.run.executor import CancelToken, DirectLauncher, ExecSpec, Slots, SpawnError, execute, resolve_binary
+from parism.run.executor import CancelToken, DirectLauncher, ExecSpec, Launcher, Slots, SpawnError, execute, resolve_binary
 from parism.run.fsdiff import diff, snapshot
 from parism.wire.options import (
     CompareOptions,
@@ -75,11 +76,12 @@ from parism.output.paging import PageCache, page_of
 from parism.packs.table import PackTable
 from parism.parsers import registry
 from parism.parsers.osinfo import host_os
-from parism.pipeline import HARD_CAP, Finisher, Ran
+from parism.pipeline import HARD_CAP, Finisher, Ran, Request, policy_hash
 from parism.output.redact import Redactor
 from parism.output.envelopes import bounded, bounded_dry_run, no_process
 from parism.run.sandbox import BwrapLauncher, Sandbox
 from parism.run.sandbox.identity import lister, readable_by_calls
+from parism.run.sandbox.request import SandboxRequest
 from parism.run.sandbox.roots import pin_roots
 from parism.output.shape import FORMATS
 from parism.results.service import Results
@@ -92,30 +94,12 @@ O = TypeVar("O", bound=StrictOptions)
 
 
 @dataclass
-class Request:
-    tool: str
-    cmd: str
-    args: list[str]
-    cwd: str | None
-    format: str | None = None
-    include_diff: bool = False
-    contract_version: str = "stable"
-    echo: Any = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
-    timeout_ms: int | None = None  # the call's effective timeout, set by Engine._prepare
-    opts: Any = field(default=None, repr=False, compare=False)  # the call's options model
-
-    @classmethod
-    def of(cls, tool: str, opts: RunOptions | PagedOptions) -> Request:
-        return cls(tool, opts.cmd, list(opts.args), opts.cwd, getattr(opts, "format", None),
-                   opts.includeDiff, getattr(opts, "contract_version", "stable"), opts=opts)
-
-
-@dataclass
 class PreparedCall:
     req: Request
-    decision: Any
+    decision: Decision
+    request: SandboxRequest  # what the sandbox was told (the guard's frozen record)
     spec: ExecSpec
-    launcher: Any
+    launcher: Launcher
     guard_ms: float
 
 
@@ -138,10 +122,9 @@ class Engine:
         if self.child_env.zone_problem is not None:  # the caller's TZ: docs/envelope.md, "Time rule"
             self.errors.append(self.child_env.zone_problem)
         self.packs = PackTable(cfg, frozenset(registry.catalog()))  # this engine's own parser packs
-        self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os, self.packs)
-        self.finisher.zone = self.child_env.zone
-        self.results = Results(cfg.settings, self.child_env.env, self.os, self.finisher.policy_hash)
-        self.finisher.results = self.results
+        self.results = Results(cfg.settings, self.child_env.env, self.os, policy_hash(cfg))
+        self.finisher = Finisher(cfg, self.redactor, self.sandbox, self.os, self.packs, self.results,
+                                 zone=self.child_env.zone)
         self._probe_cwd = _probe_cwd(cfg)
         self._guard_setup = guard_mod.Setup(cfg, self.sandbox, roots=self.roots)  # git's questions: in the call's sandbox
         self.stats = CallStats(cfg.settings.guard.allowed_commands) if cfg.settings.telemetry.enabled else None
@@ -151,12 +134,12 @@ class Engine:
 
     # -- public, sync -----------------------------------------------------------------
 
-    def run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None, **options: Any) -> Envelope:
+    def run(self, cmd: str, args: list[str] | None = None, cwd: str | None = None, **options: object) -> Envelope:
         opts = self._options(RunOptions, "run", cmd, args, cwd, options)
         return opts if isinstance(opts, Envelope) else self.call(opts)
 
     def run_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                  **options: Any) -> Envelope:
+                  **options: object) -> Envelope:
         opts = self._options(PagedOptions, "run_paged", cmd, args, cwd, options)
         return opts if isinstance(opts, Envelope) else self.call(opts)
 
@@ -226,12 +209,12 @@ class Engine:
     # -- public, async ----------------------------------------------------------------
 
     async def arun(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                   **options: Any) -> Envelope:
+                   **options: object) -> Envelope:
         opts = self._options(RunOptions, "run", cmd, args, cwd, options)
         return opts if isinstance(opts, Envelope) else await self.acall(opts)
 
     async def arun_paged(self, cmd: str, args: list[str] | None = None, cwd: str | None = None,
-                         **options: Any) -> Envelope:
+                         **options: object) -> Envelope:
         opts = self._options(PagedOptions, "run_paged", cmd, args, cwd, options)
         return opts if isinstance(opts, Envelope) else await self.acall(opts)
 
@@ -281,14 +264,15 @@ class Engine:
     def _call_job_output(self, opts: JobOutputOptions, cancel: CancelToken) -> Any:
         return self.jobs.output(opts)
 
-    def _options(self, model: type[O], tool: str, cmd: Any, args: Any, cwd: Any,
-                 options: dict[str, Any]) -> O | Envelope:
+    def _options(self, model: type[O], tool: str, cmd: object, args: object, cwd: object,
+                 options: dict[str, object]) -> O | Envelope:
         """The call's options model, or the envelope refusing it (nothing runs)."""
         raw = {"cmd": cmd, **({} if args is None else {"args": args}), "cwd": cwd, **options}
         opts = build(model, raw)
         if not isinstance(opts, OptionsError):
             return opts
-        req = Request(tool, str(cmd), [str(a) for a in args] if isinstance(args, list) else [], cwd)
+        req = Request(tool, str(cmd), [str(a) for a in args] if isinstance(args, list) else [],
+                      str(cwd) if cwd else None)
         refused = self._config_refusal(req)
         return refused if refused is not None else self._request_error(req, opts.text())
 
@@ -373,7 +357,9 @@ class Engine:
                         timeout_s=timeout_ms / 1000,
                         max_stdout=self._stdout_cap(),
                         max_stderr=self.cfg.settings.guard.max_stderr_bytes or HARD_CAP, stdin=stdin)
-        launcher = self.sandbox.launcher(decision, spec)
+        request = decision.request
+        assert request is not None  # an allowed decision carries its record (guard.check)
+        launcher = self.sandbox.launcher(request, spec)
         if isinstance(launcher, Failure):
             return self._no_process(req, decision.cwd, launcher)
         shows = getattr(launcher, "shows", None)  # BwrapLauncher: what its sandbox mounts
@@ -383,7 +369,7 @@ class Engine:
             if isinstance(inside, SpawnError):
                 return self._no_process(req, decision.cwd, self._spawn_failure(req.cmd, inside, decision.cwd))
             spec = replace(spec, argv=[inside, *spec.argv[1:]])
-        return PreparedCall(req, decision, spec, launcher or DirectLauncher(), guard_ms)
+        return PreparedCall(req, decision, request, spec, launcher or DirectLauncher(), guard_ms)
 
     def _execute(self, prep: PreparedCall, cancel: CancelToken, stdout_cap: int) -> Ran | Envelope:
         spec = replace(prep.spec, max_stdout=stdout_cap)
@@ -465,7 +451,7 @@ class Engine:
         self._audit(req, "allowed", failure.reason, None, 0)
         return no_process(req.cmd, echo.args(), cwd, failure)
 
-    def _guard_failure(self, decision: Any, req: Request, cwd: str = "") -> Failure:
+    def _guard_failure(self, decision: Decision, req: Request, cwd: str = "") -> Failure:
         """The guard's refusal with its echoes (message, hint) masked."""
         f = decision.failure or Failure(kind="guard", reason="arg_not_allowed", message="refused by the guard")
         return self.finisher.echo(req, cwd).failure(f)

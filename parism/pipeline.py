@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parism.wire.clip import clip
 from parism.wire.envelope import (
@@ -46,6 +46,7 @@ from parism.output.redact.binary import is_binary, mask_binary
 from parism.output.redact.echo import Echo
 from parism.output.envelopes import exec_failure, exit_code_of, informative_exit, no_process
 from parism.run.sandbox import egress_refusals, network_hint
+from parism.run.sandbox.request import SandboxRequest
 from parism.output.shape import shape
 from parism.results.cursor import query_hash, sign
 from parism.results.store import ResultStore
@@ -56,6 +57,16 @@ from parism.output import listed
 from parism.run.truth import Corrected, correct
 from parism.output import exact
 from parism.output.zone import zoned
+from parism.wire.options import RunOptions
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
+    from parism.guard import Decision
+    from parism.output.redact import Redactor
+    from parism.results.service import Results
+    from parism.run.executor import Launcher
+    from parism.run.sandbox import Sandbox
+    from parism.wire.options import PagedOptions
 
 
 HARD_CAP = 64 * 1024 * 1024  # "0 = unlimited" still has a memory bound (the engine's caps too)
@@ -120,7 +131,7 @@ def safe_parse(cmd: str, args: list[str], text: str, os_name: str, strict: bool,
             reason="parser_exception", message=f"{cmd}: parser unavailable: {type(exc).__name__}: {exc}"[:500]))
 
 
-def _settings_json(cfg: Any) -> str:
+def _settings_json(cfg: LoadedConfig) -> str:
     """The settings and the profile as JSON; a path with bytes that are not UTF-8 (the default
     ``allowed_paths`` is the working directory) is written as a ``\\udcXX`` escape."""
     try:
@@ -130,12 +141,38 @@ def _settings_json(cfg: Any) -> str:
 
 
 @dataclass
+class Request:
+    """One call as the pipeline sees it (built by the engine from its options model)."""
+
+    tool: str
+    cmd: str
+    args: list[str]
+    cwd: str | None
+    format: str | None = None
+    include_diff: bool = False
+    contract_version: str = "stable"
+    echo: Echo | None = field(default=None, repr=False, compare=False)  # the call's Echo (Finisher.echo)
+    timeout_ms: int | None = None  # the call's effective timeout, set by Engine._prepare
+    opts: RunOptions | PagedOptions | None = field(default=None, repr=False, compare=False)  # its options model
+
+    @property
+    def run_opts(self) -> RunOptions | None:
+        """The options of a ``run`` call (projection, budget, result options); None for others."""
+        return self.opts if isinstance(self.opts, RunOptions) else None
+
+    @classmethod
+    def of(cls, tool: str, opts: RunOptions | PagedOptions) -> Request:
+        return cls(tool, opts.cmd, list(opts.args), opts.cwd, getattr(opts, "format", None),
+                   opts.includeDiff, getattr(opts, "contract_version", "stable"), opts=opts)
+
+
+@dataclass
 class Ran:
     """A finished execution with masked output — what ``run_paged`` caches."""
 
-    req: Any
-    decision: Any
-    launcher: Any
+    req: Request
+    decision: Decision
+    launcher: Launcher
     cap: Capture
     diff: FsDiff | None
     stdout_text: str
@@ -175,27 +212,35 @@ class Ran:
                 + len(self.stdout_base64 or "") + len(self.stderr_base64 or ""))
 
 
+def policy_hash(cfg: LoadedConfig) -> str:
+    """The configuration and profile a result was produced under (results bind to it)."""
+    return hashlib.sha256(_settings_json(cfg).encode()).hexdigest()[:16]
+
+
 class Finisher:
-    def __init__(self, cfg: Any, redactor: Any, sandbox: Any, os_name: str,
-                 packs: registry.PackParsers | None = None) -> None:
+    """After the process, for one engine: every collaborator is given here, none set later."""
+
+    def __init__(self, cfg: LoadedConfig, redactor: Redactor, sandbox: Sandbox, os_name: str,
+                 packs: registry.PackParsers | None = None, results: Results | None = None,
+                 zone: str | None = None) -> None:
         self.cfg = cfg
         self.packs = packs  # the engine's parser packs, consulted before the built-ins
         self.redactor = redactor
         self.sandbox = sandbox
         self.os = os_name
-        self.policy_hash = hashlib.sha256(_settings_json(cfg).encode()).hexdigest()[:16]
+        self.policy_hash = policy_hash(cfg)
         self._thresholds = cfg.settings.parsers.adaptive_format_threshold.model_dump(by_alias=True)
-        self.results: Any = None  # parism.results.service.Results, set by the engine
-        self.zone: str | None = None  # the commands' TZ (childenv.child_zone), set by the engine
+        self.results = results  # retain / fetch_result's store (None: nothing is kept)
+        self.zone = zone  # the commands' TZ (childenv.child_zone)
 
     # -- before running ------------------------------------------------------------------
 
-    def early_refusal(self, req: Any) -> Failure | None:
+    def early_refusal(self, req: Request) -> Failure | None:
         """What the call's projection and budget can be refused for before the command runs:
         operator values and fields (projected, filtered, sorted on or required by the budget) the
         parser's declared row fields do not have (contract §3.3).  A budget has no fixed minimum: it is
         refused only when this call's answer with one row does not fit (``shape.budget.fit``)."""
-        opts = req.opts
+        opts = req.run_opts
         if opts is None:
             return None
         required = opts.budget is not None and opts.budget.required_fields
@@ -206,7 +251,7 @@ class Finisher:
 
     # -- stage: redact ------------------------------------------------------------------
 
-    def redact(self, req: Any, decision: Any, launcher: Any, cap: Capture, fs: FsDiff | None,
+    def redact(self, req: Request, decision: Decision, launcher: Launcher, cap: Capture, fs: FsDiff | None,
                guard_ms: float, cap_bytes: int) -> Ran:
         t0 = time.monotonic()
         # The bytes leave the capture before they are decoded: a 64 MiB output is never held as
@@ -303,7 +348,7 @@ class Finisher:
             failure=self._masked(req, body.failure), notes=notes, omission=(ran.omissions + body.omissions) or None,
         )
         env = self._extras(env, ran, body, parse_ms)
-        opts = req.opts
+        opts = req.run_opts
         raw_lines, page_size = count_lines(ran.stdout_text), self.cfg.settings.guard.default_page_size
         cut = next((o for o in env.omission or () if o.reason == "max_items"), None)
         if cut is not None and cut.rows_total is not None and cut.rows_returned is not None:
@@ -321,11 +366,11 @@ class Finisher:
         return budgeted(env, row_key(env.stdout.parsed, body.rows_key), opts.budget, query=opts.query(),
                         result_id=result_id, retained=retained, raw_lines=raw_lines, page_size=page_size)
 
-    def _timeout_ms(self, req: Any) -> int:
+    def _timeout_ms(self, req: Request) -> int:
         """The timeout this call ran under (``Request.timeout_ms``, set by the engine)."""
-        return getattr(req, "timeout_ms", None) or self.cfg.settings.guard.timeout_ms
+        return req.timeout_ms or self.cfg.settings.guard.timeout_ms
 
-    def _retention(self, env: Envelope, req: Any) -> tuple[str | None, bool]:
+    def _retention(self, env: Envelope, req: Request) -> tuple[str | None, bool]:
         """(result_id, retained) of this answer: a continuation cursor needs both. ``_extras``
         has already stored a ``retain`` call (``store.service.Results.keep``): a result the store
         refused (over its per-result limit) gets no cursor it could not honour."""
@@ -351,7 +396,7 @@ class Finisher:
             omission=omissions or None,
         )
 
-    def parse_saved(self, req: Any, raw: str, os_name: str | None) -> Envelope:
+    def parse_saved(self, req: Request, raw: str, os_name: str | None) -> Envelope:
         """``parse_output``: saved text through redact → parse → shape; nothing ran."""
         try:
             target = normalize_os(os_name) if os_name is not None else self.os
@@ -376,7 +421,7 @@ class Finisher:
             failure=self._masked(req, body.failure), omission=(omissions + body.omissions) or None,
         )
 
-    def _ids(self, ran: Ran) -> Callable[[Any], Corrected] | None:
+    def _ids(self, ran: Ran) -> Callable[[object], Corrected] | None:
         """The host-side id correction (parism/run/truth) when the call's sandbox maps only the
         server's uid; ``None`` when the kernel already shows true owners or nothing ran confined."""
         plan = getattr(ran.launcher, "plan", None)
@@ -385,8 +430,8 @@ class Finisher:
         return partial(correct, ran.req.cmd, [str(a) for a in ran.req.args], cwd=ran.decision.cwd,
                        namespace=plan.namespace)
 
-    def _body(self, req: Any, text: str, parse_it: bool, exec_fail: Failure | None,
-              os_name: str | None = None, ids: Callable[[Any], Corrected] | None = None,
+    def _body(self, req: Request, text: str, parse_it: bool, exec_fail: Failure | None,
+              os_name: str | None = None, ids: Callable[[object], Corrected] | None = None,
               exact_text: str | None = None, zone: str | None = None, ran_in: str | None = None,
               repo: RepoFacts | None = None) -> Body:
         """``text``: the display text (``raw``); ``exact_text``: the same with its bytes that are
@@ -427,7 +472,7 @@ class Finisher:
         body.parsed = parsed  # what the result store keeps: the full value before shaping
         parser = outcome.parser
         rows_key = parser.rows_key if parser else None
-        opts = req.opts
+        opts = req.run_opts
         # a budget pages every row (continuation); max_items would lose the ones past it
         max_items = 0 if opts is not None and opts.budget is not None else self.cfg.settings.guard.max_items
         value, projected = parsed, None
@@ -480,7 +525,7 @@ class Finisher:
         else:
             parse_complete = "unknown" if out.native_json else True
         cap = ran.cap
-        sandbox = self.sandbox.review(ran.decision, ran.launcher)
+        sandbox = self.sandbox.review(ran.decision.request or SandboxRequest(), ran.launcher)
         return Review(
             result_id=ResultStore.new_id(), parser_id=parser.id if parser else None,
             parser_version=parser.version if parser else None, schema_version=SCHEMA_VERSION,
@@ -494,7 +539,7 @@ class Finisher:
             sandbox=SandboxReview(**sandbox) if sandbox else None,
         )
 
-    def _egress_notes(self, req: Any, refused: list[str]) -> list[Note] | None:
+    def _egress_notes(self, req: Request, refused: list[str]) -> list[Note] | None:
         """The ``egress_refused`` note of a call the egress proxy refused something: in every
         answer (the lean default one too), whether or not the command failed because of it."""
         if not refused:
@@ -506,12 +551,12 @@ class Finisher:
                    "answer on stdout is the proxy's refusal, not the destination's answer")
         return [Note(name="egress_refused", message=self.echo(req).text(message), count=len(refused))]
 
-    def _masked(self, req: Any, failure: Failure | None) -> Failure | None:
+    def _masked(self, req: Request, failure: Failure | None) -> Failure | None:
         if failure is None:
             return None
         return self.echo(req).failure(failure)
 
-    def echo(self, req: Any, cwd: str = "") -> Echo:
+    def echo(self, req: Request, cwd: str = "") -> Echo:
         """The call's echo masks, made on first use and kept on the request: the envelope's
         args, the failure, and the engine's cmd/cwd echoes share one argv reading and one gate
         pass (``cwd``: the directory the envelope will echo, cleared in that pass)."""
@@ -520,7 +565,7 @@ class Finisher:
         return req.echo
 
 
-def wants_review(req: Any) -> bool:
+def wants_review(req: Request) -> bool:
     """The review block (with the result id) answers ``contract_version: "next"`` and every run
     that uses a result option: the follow-up tools need the id."""
     return (req.contract_version == "next" or option(req, "retain", False)

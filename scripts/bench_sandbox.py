@@ -117,14 +117,13 @@ def executor_only(engine: Any, argv: list[str], cwd: str, iterations: int) -> No
     """The same comparison below the pipeline (no guard, redaction, parsing, shaping): what
     the sandbox itself adds to one execution, without the pipeline's noise."""
     import shutil
-    from types import SimpleNamespace
-
     from parism.run.executor import ExecSpec, execute
+    from parism.run.sandbox import SandboxRequest
 
     spec = ExecSpec(argv=[shutil.which(argv[0]) or argv[0], *argv[1:]], cwd=cwd,
                     env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}, timeout_s=30,
                     max_stdout=1 << 22, max_stderr=1 << 20)
-    dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+    dec = SandboxRequest()
     sandbox = engine.sandbox
     execute(spec, sandbox.launcher(dec, spec))
     time.sleep(0.2)

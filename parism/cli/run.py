@@ -21,7 +21,7 @@ WHERE_OPS = (("!=", "ne"), ("^=", "prefix"), ("~=", "contains"), (">=", "gte"), 
              ("=", "eq"), (">", "gt"), ("<", "lt"))
 
 
-def register(sub: Any, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("run", parents=[common], help="run a command, print the JSON envelope")
     p.add_argument("--cwd", help="working directory (default: the current one)")
     p.add_argument("--format", choices=("json", "compact", "json-no-raw"),

@@ -26,6 +26,7 @@ from parism.config import LoadedConfig
 from parism.config.model import CommandPolicy
 from parism.net.destinations import destinations
 from parism.wire.envelope import Failure
+from parism.run.sandbox.request import NO_GIT, GitPins, SandboxRequest
 from parism.run.sandbox.roots import PinnedRoot, pin_roots
 from parism.guard.paths import Roots, is_system_ancestor, looks_like_path, open_dir
 from parism.run.childenv import build_child_env
@@ -77,6 +78,19 @@ class Decision:
     # git: what git's reading of the repository says about the output that its text cannot
     # (``git branch -vv``: which branches have an upstream, guard/git/upstream.py)
     git_facts: RepoFacts | None = None
+    # an allowed call's frozen record for the sandbox (run/sandbox/request.py): the one thing the
+    # sandbox reads of this decision; None while checking and for a refused call
+    request: SandboxRequest | None = None
+
+    def freeze(self) -> SandboxRequest:
+        """What the sandbox needs of this decision, frozen (``git`` pins in their own record)."""
+        limits = self.sandbox.get("limits") or {}
+        requires = self.policy.sandbox.requires if self.policy is not None else ()
+        git = (GitPins(dirs=self.git_dirs, configs=tuple(self.git_configs), sealed=tuple(self.git_sealed))
+               if self.git_dirs is not None or self.git_configs or self.git_sealed else NO_GIT)
+        return SandboxRequest(cwd=self.cwd, opened=self.opened, network=self.network,
+                              namespace=self.namespace_class, binds=tuple(self.binds),
+                              requires=tuple(requires), limits=limits, git=git)
 
 
 def _refuse(decision: Decision, reason: str, message: str, hint: str | None = None) -> Decision:
@@ -430,4 +444,5 @@ def _check(decision: Decision, cmd: str, args: list[str], cwd: str | None, cfg: 
                            "not every .git below it can be kept read-only",
                            "run from a smaller directory of the project")
     decision.allowed = True
+    decision.request = decision.freeze()
     return decision

@@ -15,9 +15,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from parism.wire.clip import clip
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
 
 MAX_ARG_STRLEN = 131072  # include/uapi/linux/binfmts.h: 32 * PAGE_SIZE, the NUL included
 POINTER = 8  # each argv/envp entry also costs its pointer (fs/exec.c counts both)
@@ -46,7 +49,7 @@ class ArgBudget:
     configured_bytes: int  # guard.max_arg_bytes as configured (0 = the kernel's room)
 
     @classmethod
-    def from_config(cls, cfg: Any, env: Mapping[str, str]) -> ArgBudget:
+    def from_config(cls, cfg: LoadedConfig, env: Mapping[str, str]) -> ArgBudget:
         """The budget of a configuration; ``env`` is the child environment ``execve`` gets too."""
         guard = cfg.settings.guard
         room = _arg_max() - sum(exec_cost(f"{k}={v}") for k, v in env.items()) - RESERVE

@@ -92,7 +92,7 @@ class PageCache:
             self._items.move_to_end(key)
             return entry.value, int(age * 1000)
 
-    def put(self, key: Key, value: Any, size: int) -> bool:
+    def put(self, key: Key, value: object, size: int) -> bool:
         """Store unless ``size`` alone exceeds the byte bound; evicts expired, then LRU."""
         if size > self.max_bytes:
             return False

@@ -20,7 +20,10 @@ import os
 import zoneinfo
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
 
 BASE_ALLOW: tuple[str, ...] = ("PATH", "HOME", "LANG", "TERM", "USER", "LOGNAME", "TZ")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -101,7 +104,7 @@ def build_env(source: Mapping[str, str], *, allow: Iterable[str] = (),
     return ChildEnv(env=env, stripped=stripped, zone=zone, zone_problem=problem)
 
 
-def build_child_env(cfg: Any, source: Mapping[str, str]) -> ChildEnv:
+def build_child_env(cfg: LoadedConfig, source: Mapping[str, str]) -> ChildEnv:
     """``cfg`` is a ``LoadedConfig``; names come from ``guard.secrets.{env_allow, env_patterns}``."""
     secrets = cfg.settings.guard.secrets
     return build_env(source, allow=secrets.env_allow or (), patterns=secrets.env_patterns or ())

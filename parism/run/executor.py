@@ -87,9 +87,15 @@ class Started(Protocol):
     started, wherever it moved (its PID namespace dies with it): the executor then skips the
     descendant scans that cost a /proc walk each. Absent means False (``_DirectStarted``)."""
 
-    pid: int
-    stdout: IO[bytes]
-    stderr: IO[bytes]
+    # read-only members: a launcher's own narrower types (BinaryIO) satisfy them
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def stdout(self) -> IO[bytes]: ...
+
+    @property
+    def stderr(self) -> IO[bytes]: ...
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Return code (negative = killed by that signal), or None if still running."""

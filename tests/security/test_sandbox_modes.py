@@ -140,13 +140,12 @@ def test_nested_weak_level_still_confines(sandbox_factory, workspace: Path) -> N
 IN_CONTAINER = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from types import SimpleNamespace
 from parism.config.model import SandboxSettings
 from parism.run.executor import ExecSpec, execute
-from parism.run.sandbox import Sandbox
+from parism.run.sandbox import Sandbox, SandboxRequest
 spec = ExecSpec(argv=["/bin/sh", "-c", "touch /etc/x 2>/dev/null || echo RO"], cwd="/tmp", env={"PATH": "/usr/bin:/bin"},
                 timeout_s=10, max_stdout=4096, max_stderr=4096)
-dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+dec = SandboxRequest()
 auto = Sandbox(SandboxSettings(mode="auto"), [], "/tmp")
 required = Sandbox(SandboxSettings(mode="required"), [], "/tmp")
 refusal = required.launcher(dec, spec)

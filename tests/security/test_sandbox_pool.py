@@ -120,13 +120,12 @@ def _pool_pids(pool: Pool) -> list[int]:
 CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from types import SimpleNamespace
-from parism.run.sandbox import Sandbox
+from parism.run.sandbox import Sandbox, SandboxRequest
 from parism.run.executor import ExecSpec, execute
 sb = Sandbox(None, [], sys.argv[2])
 spec = ExecSpec(argv=["/usr/bin/true"], cwd=sys.argv[2], env={"PATH": "/usr/bin"}, timeout_s=5,
                 max_stdout=1024, max_stderr=1024)
-dec = SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={})
+dec = SandboxRequest()
 execute(spec, sb.launcher(dec, spec))
 while sb._pool.ready_count() < 1:
     time.sleep(0.01)

@@ -13,14 +13,14 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import tomli_w
 
 import parism
 from parism.wire.envelope import Failure
-from tests.security.sandbox.helpers import decision, make_spec, sandbox_factory
+from parism.run.sandbox import SandboxRequest
+from tests.security.sandbox.helpers import make_spec, sandbox_factory
 
 __all__ = ["sandbox_factory"]
 
@@ -76,10 +76,8 @@ def test_apt_search_policy_show_work_inside_the_sandbox(apt_engine, args: list[s
     assert version in env.stdout.raw  # the installed version, read from dpkg's own database
 
 
-def _requiring(path: str) -> SimpleNamespace:
-    dec = decision()
-    dec.policy = SimpleNamespace(sandbox=SimpleNamespace(requires=[path]))
-    return dec
+def _requiring(path: str) -> SandboxRequest:
+    return SandboxRequest(requires=(path,))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs a directory the run-as user cannot read")

@@ -24,7 +24,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import tomli_w
@@ -32,7 +31,7 @@ import tomli_w
 import parism
 from parism.config import load_config
 from parism.run.executor import ExecSpec
-from parism.run.sandbox import Sandbox
+from parism.run.sandbox import Sandbox, SandboxRequest
 from parism.run.sandbox import identity
 from parism.run.sandbox.launcher import Prepared
 
@@ -217,7 +216,7 @@ def test_helper_runs_nothing_in_another_directory(tree: tuple[str, dict[str, str
     sb = Sandbox.from_config(load_config(str(_config(paths))))
     spec = ExecSpec(argv=["/usr/bin/cat", "marker.txt"], cwd=paths["cwd"], env={"PATH": "/usr/bin:/bin"},
                     timeout_s=10, max_stdout=1 << 16, max_stderr=1 << 16)
-    plan = sb.plan(SimpleNamespace(network=False, namespace_class="isolated", binds=[], sandbox={}), spec)
+    plan = sb.plan(SandboxRequest(), spec)
     other = os.stat(paths["sub"])
     started = Prepared(plan).handover(spec.argv, (other.st_dev, other.st_ino))
     try:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TYPE_CHECKING
 
 from parism.wire.envelope import Failure, RegexEngineReport, RegexFallback
 from parism.output.redact.echo import Echo
@@ -41,6 +41,9 @@ from parism.output.redact.kube import KIND_SECRET_SOURCE, secret_data_spans
 from parism.output.redact.memory import SecretMemory
 from parism.output.redact.patterns import DEFAULT_PATTERNS, TRUNCATED_TAIL_PATTERNS
 from parism.output.exact import display
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
 
 DEFAULT_MARKER = "[REDACTED]"
 FALLBACK_TIME_LIMIT_S = 0.25  # total budget of the fallback patterns for one text
@@ -120,7 +123,7 @@ class Redactor:
         self.memory = SecretMemory()  # one per redactor: per engine, never shared between engines
 
     @classmethod
-    def from_config(cls, cfg: Any) -> Redactor:
+    def from_config(cls, cfg: LoadedConfig) -> Redactor:
         """Read ``guard.secrets`` of a ``LoadedConfig`` (``parism.config.model.Secrets``)."""
         secrets = cfg.settings.guard.secrets
         # ``output_patterns = []`` (set, and empty) is the seed's switch for output redaction

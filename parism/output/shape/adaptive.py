@@ -8,7 +8,10 @@ Only applies when the caller did not choose a format. Thresholds are made monoto
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 DEFAULTS = {"json": 0, "compact": 50, "json_no_raw": 200}
 
@@ -19,7 +22,7 @@ class Choice:
     drop_raw: bool
 
 
-def row_count(value: Any) -> int:
+def row_count(value: JsonValue) -> int:
     """Items of the value (if a list) or of its first array-valued property (v1 rule)."""
     if isinstance(value, list):
         return len(value)
@@ -28,7 +31,7 @@ def row_count(value: Any) -> int:
     return 0
 
 
-def choose(requested: str | None, value: Any, thresholds: dict[str, int] | None) -> Choice:
+def choose(requested: str | None, value: JsonValue, thresholds: dict[str, int] | None) -> Choice:
     if requested is not None:
         return Choice(compact=requested == "compact", drop_raw=requested == "json-no-raw")
     t = {**DEFAULTS, **(thresholds or {})}

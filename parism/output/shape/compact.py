@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain, compress
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 MAX_DEPTH = 64
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -29,7 +32,7 @@ class CompactOutcome:
     message: str | None = None
 
 
-def deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: JsonValue, limit: int) -> bool:
     """Is ``value`` nested more than ``limit`` levels deep (a scalar is one level)?
 
     Level by level (no recursion limit), with per-item work done by C iterators: a parsed
@@ -105,7 +108,7 @@ def columns_deeper_than(columns: list[tuple[Any, ...]], kinds: list[set[type]], 
     return False
 
 
-def compact(value: Any) -> CompactOutcome:
+def compact(value: JsonValue) -> CompactOutcome:
     """Fold every top-level array of ``value`` (an object); other shapes are returned unchanged.
 
     The depth check is the one ``deeper_than(value, MAX_DEPTH)`` would make, split by part:

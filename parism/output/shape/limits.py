@@ -8,9 +8,12 @@ is stated in the envelope, not only inside ``parsed``. A parser that already cut
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from parism.wire.envelope import Omission
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 
 def main_array(value: dict[str, Any], rows_key: str | None) -> str | None:
@@ -20,7 +23,7 @@ def main_array(value: dict[str, Any], rows_key: str | None) -> str | None:
     return next((k for k, v in value.items() if isinstance(v, list)), None)
 
 
-def cut(value: Any, rows_key: str | None, max_items: int) -> tuple[Any, Omission | None]:
+def cut(value: JsonValue, rows_key: str | None, max_items: int) -> tuple[Any, Omission | None]:
     """Return (value with arrays cut to ``max_items``, omission or None). 0 = unlimited."""
     if max_items <= 0 or not isinstance(value, dict) or "_summary" in value:
         return value, None

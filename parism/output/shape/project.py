@@ -14,10 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from parism.wire.envelope import Failure, Omission
 from parism.wire.options import RunOptions, Where
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 _MAX_LISTED = 40  # valid names listed in a refusal (a parser declares at most a few dozen)
 
@@ -99,7 +102,7 @@ def precheck(opts: RunOptions, rows_key: str | None, row_fields: Sequence[str]) 
     return check_fields(opts, set(row_fields))
 
 
-def target(parsed: Any, array: str | None, rows_key: str | None) -> str | Failure:
+def target(parsed: JsonValue, array: str | None, rows_key: str | None) -> str | Failure:
     """The key of the array to project ("" = ``parsed`` itself), or why there is none."""
     if isinstance(parsed, list):
         if array is not None:
@@ -120,7 +123,7 @@ def target(parsed: Any, array: str | None, rows_key: str | None) -> str | Failur
     return refusal("array_ambiguous", f"the parsed value has several arrays ({_names(arrays)}): choose one with 'array'")
 
 
-def project(parsed: Any, opts: RunOptions, rows_key: str | None, row_fields: Sequence[str],
+def project(parsed: JsonValue, opts: RunOptions, rows_key: str | None, row_fields: Sequence[str],
             max_items: int) -> Projected | Failure:
     key = target(parsed, opts.array, rows_key)
     if isinstance(key, Failure):
@@ -188,7 +191,7 @@ def _check_known(opts: RunOptions, rows: list[Any], row_fields: Sequence[str]) -
 _MISSING = object()
 
 
-def _kind(value: Any) -> str:
+def _kind(value: JsonValue) -> str:
     """The JSON type name of a value (bool before int: ``True`` is not a number)."""
     if value is None:
         return "null"
@@ -201,11 +204,11 @@ def _kind(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def _finite_number(value: Any) -> bool:
+def _finite_number(value: JsonValue) -> bool:
     return _kind(value) == "number" and math.isfinite(value)
 
 
-def _mismatch(field: str, where: str, got: Any, want: str, row: int) -> Failure:
+def _mismatch(field: str, where: str, got: JsonValue, want: str, row: int) -> Failure:
     return refusal("type_mismatch", f"field '{field}' is {_kind(got)} in row {row}, but {where} needs {want}")
 
 
@@ -224,11 +227,11 @@ def _where(rows: list[Any], cond: Where, i: int) -> list[Any] | Failure:
     return kept
 
 
-def _eq(got: Any, value: Any) -> bool:
+def _eq(got: JsonValue, value: JsonValue) -> bool:
     return value is None if got is _MISSING else got == value
 
 
-def _ne(got: Any, value: Any) -> bool:
+def _ne(got: JsonValue, value: JsonValue) -> bool:
     return value is not None if got is _MISSING else got != value
 
 
@@ -248,7 +251,7 @@ _TESTS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def _sort_key(value: Any) -> Any:
+def _sort_key(value: JsonValue) -> Any:
     """Strings by UTF-16 code unit (the contract's order, as JavaScript compares them)."""
     return value.encode("utf-16-be") if isinstance(value, str) else value
 

@@ -5,7 +5,7 @@ reach the network unless its policy allows it, see the server's secrets, or outl
 
 ``Sandbox.from_config(cfg)`` is cheap; the probe runs once, lazily, on the first ``status`` or
 ``launcher`` call (server start stays fast) and fixes the level for the process lifetime.
-``launcher(decision, spec)`` returns a launcher for the executor, ``None`` for a direct spawn
+``launcher(request, spec)`` (the guard's frozen :class:`SandboxRequest`) returns a launcher for the executor, ``None`` for a direct spawn
 (mode ``off``, or ``auto`` degraded to ``none`` — reported loudly by ``status`` and the log),
 or a ``Failure(exec/sandbox_unavailable)`` when ``required`` cannot be honoured.
 
@@ -19,7 +19,8 @@ import logging
 import os
 import tempfile
 import threading
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from parism.run import truth
 from parism.wire.envelope import Failure
@@ -32,7 +33,13 @@ from parism.run.sandbox.cgroup import pids_root
 from parism.run.sandbox.launcher import DevIno, Prepared, SandboxStarted
 from parism.run.sandbox.plan import MIB, Plan
 from parism.run.sandbox.pool import Pool
+from parism.run.sandbox.request import FileCopy, GitPins, SandboxRequest
 from parism.run.sandbox.roots import PinnedRoot, pin_roots
+
+if TYPE_CHECKING:
+    from parism.config import LoadedConfig
+    from parism.config.model import SandboxSettings
+    from parism.run.executor import ExecSpec
 
 log = logging.getLogger("parism.run.sandbox")
 
@@ -68,7 +75,7 @@ class BwrapLauncher:
         """Whether this sandbox mounts the host's ``path`` (:func:`parism.run.sandbox.bwrap.shows`)."""
         return bwrap_shows(self.plan, path)
 
-    def start(self, spec: Any) -> SandboxStarted:
+    def start(self, spec: ExecSpec) -> SandboxStarted:
         prepared = self._pool.take(self.plan, self.cwd_id) if self._pool else Prepared(self.plan)
         self._prepared = prepared
         return prepared.handover(list(spec.argv), self.cwd_id, getattr(spec, "stdin", None))
@@ -82,7 +89,7 @@ class BwrapLauncher:
 class Sandbox:
     """The sandbox stage of one engine: settings, the probe result (once), the pool."""
 
-    def __init__(self, settings: Any, allowed_paths: Any, server_cwd: str, *,
+    def __init__(self, settings: SandboxSettings | None, allowed_paths: Sequence[str] | None, server_cwd: str, *,
                  pool_size: int = 2, unprivileged_uid: int = identity.NOBODY,
                  roots: tuple[PinnedRoot, ...] | None = None) -> None:
         self.settings = settings
@@ -99,13 +106,10 @@ class Sandbox:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, cfg: Any, roots: tuple[PinnedRoot, ...] | None = None) -> "Sandbox":
+    def from_config(cls, cfg: LoadedConfig, roots: tuple[PinnedRoot, ...] | None = None) -> "Sandbox":
         """No work here beyond reading settings (and pinning the allowed roots, unless the
         engine's are given): the probe waits for first use."""
-        settings = getattr(getattr(cfg, "settings", None), "sandbox", None)
-        guard = getattr(getattr(cfg, "settings", None), "guard", None)
-        return cls(settings, planning.setting(guard, "allowed_paths"), getattr(cfg, "cwd", "") or "",
-                   roots=roots)
+        return cls(cfg.settings.sandbox, cfg.settings.guard.allowed_paths, cfg.cwd or "", roots=roots)
 
     def live_roots(self) -> tuple[PinnedRoot, ...]:
         """The pinned allowed roots that are still the directories pinned at start."""
@@ -153,9 +157,10 @@ class Sandbox:
                                full_map=bool(feats.get("userns_block_fd")), st=st)
 
     def _plan(self, level: str, features: dict[str, bool], cwd: str, *, network: bool,
-              namespace: str, binds: Any, overrides: Any, env: dict[str, str], timeout_s: float,
-              bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
-              cwd_stat: os.stat_result | None = None, file_copies: Any = (), sealed_dirs: Any = (),
+              namespace: str, binds: Sequence[str], overrides: Mapping[str, int] | None, env: dict[str, str],
+              timeout_s: float, bwrap: str, python: str, git_dirs: tuple[str, ...] | None = None,
+              cwd_stat: os.stat_result | None = None, file_copies: Sequence[FileCopy] = (),
+              sealed_dirs: Sequence[str] = (),
               run_as: identity.RunAs | None = None, writable: bool | None = None) -> Plan:
         run_as = run_as or self.identity_for(cwd, features, cwd_stat)
         mask_files, mask_dirs = planning.masks_for(run_as)
@@ -194,26 +199,23 @@ class Sandbox:
             sealed_dirs=sealed,
         )
 
-    def plan(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Plan:
-        """The plan of one call: probe result + config + the guard's decision + the spec
+    def plan(self, request: SandboxRequest, spec: ExecSpec, run_as: identity.RunAs | None = None) -> Plan:
+        """The plan of one call: probe result + config + the guard's request + the spec
         (``run_as``: the call's identity, when the caller already chose it)."""
         res = self.probed()
-        table = getattr(decision, "sandbox", None) or {}
-        cwd, cwd_stat = checked_dir(decision, spec)
+        cwd, cwd_stat = checked_dir(request, spec)
+        git: GitPins = request.git
         return self._plan(
-            res.level, res.features, cwd, cwd_stat=cwd_stat,
-            network=bool(getattr(decision, "network", False)),
-            namespace=getattr(decision, "namespace_class", None) or "isolated",
-            binds=getattr(decision, "binds", None) or (), overrides=planning.setting(table, "limits"),
+            res.level, res.features, cwd, cwd_stat=cwd_stat, network=request.network,
+            namespace=request.namespace, binds=request.binds, overrides=request.limits,
             env=dict(spec.env), timeout_s=float(spec.timeout_s), bwrap=res.bwrap or "",
-            python=res.python or "", git_dirs=getattr(decision, "git_dirs", None),
-            file_copies=getattr(decision, "git_configs", ()), sealed_dirs=getattr(decision, "git_sealed", ()),
+            python=res.python or "", git_dirs=git.dirs, file_copies=git.configs, sealed_dirs=git.sealed,
             run_as=run_as,
         )
 
     # -- public API --------------------------------------------------------------------------
 
-    def launcher(self, decision: Any, spec: Any) -> BwrapLauncher | Failure | None:
+    def launcher(self, request: SandboxRequest, spec: ExecSpec) -> BwrapLauncher | Failure | None:
         """How to start this call: sandboxed, directly (None), or refused (Failure)."""
         res = self.probed()
         if self.mode == "off":
@@ -226,13 +228,13 @@ class Sandbox:
             return None
         # one identity per call (its realpath and permission checks cost ~0.1 ms each time):
         # the directory as the guard opened it, as every check below and the plan read it
-        cwd, st = checked_dir(decision, spec)
+        cwd, st = checked_dir(request, spec)
         run_as = self.identity_for(cwd, st=st)
-        unmet = (self.unmet(decision, spec, run_as) or self.uncorrectable(spec, run_as)
-                 or self.root_refused(decision, spec, run_as))
+        unmet = (self.unmet(request, spec, run_as) or self.uncorrectable(spec, run_as)
+                 or self.root_refused(request, spec, run_as))
         if unmet is not None:
             return unmet
-        return BwrapLauncher(self.plan(decision, spec, run_as), self._shared_pool(), checked_cwd(decision))
+        return BwrapLauncher(self.plan(request, spec, run_as), self._shared_pool(), checked_cwd(request))
 
     def _shared_pool(self) -> Pool | None:
         with self._lock:
@@ -240,7 +242,7 @@ class Sandbox:
                 self._pool = Pool(per_plan=self.pool_size)
             return self._pool if self.pool_size > 0 else None
 
-    def question_plan(self, cwd: str, st: os.stat_result | None, binds: Any,
+    def question_plan(self, cwd: str, st: os.stat_result | None, binds: Sequence[str],
                       env: dict[str, str]) -> Plan | str | None:
         """The sandbox the guard asks git its questions in (guard/git/ask.py): the call's own
         mounts and uid/gid — the plan its command gets, minus the network, the file copies and
@@ -267,11 +269,10 @@ class Sandbox:
         """A launcher of ``plan`` (pooled like the commands'), in the directory the guard opened."""
         return BwrapLauncher(plan, self._shared_pool(), (st.st_dev, st.st_ino) if st is not None else None)
 
-    def unmet(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
+    def unmet(self, request: SandboxRequest, spec: ExecSpec, run_as: identity.RunAs | None = None) -> Failure | None:
         """A command whose required binds the sandbox cannot give is refused before it runs:
         it could only fail, or worse, succeed with nothing (apt list without dpkg's status)."""
-        policy = getattr(decision, "policy", None)
-        required = getattr(getattr(policy, "sandbox", None), "requires", None)
+        required = request.requires
         if not required:
             return None
         why = planning.unmet_requirements(required, dict(spec.env).get("HOME", ""),
@@ -293,10 +294,11 @@ class Sandbox:
             run_as, cwd, allowed, unprivileged_uid=self.unprivileged_uid,
             writable=bool(planning.setting(self.settings, "writable_project", False)))
 
-    def root_refused(self, decision: Any, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
+    def root_refused(self, request: SandboxRequest, spec: ExecSpec,
+                     run_as: identity.RunAs | None = None) -> Failure | None:
         """A call that would keep host uid 0 (``root_masked``) in a workspace the caller may
         control, or writing its project, is refused (identity.root_masked_problem)."""
-        cwd, st = checked_dir(decision, spec)
+        cwd, st = checked_dir(request, spec)
         why = self.root_problem(cwd, run_as or self.identity_for(cwd, st=st))
         if why is None:
             return None
@@ -306,7 +308,7 @@ class Sandbox:
                              "its parents), give it to the user whose files these are (chown), or name "
                              "root's private tree itself in guard.allowed_paths (read-only profile)"))
 
-    def uncorrectable(self, spec: Any, run_as: identity.RunAs | None = None) -> Failure | None:
+    def uncorrectable(self, spec: ExecSpec, run_as: identity.RunAs | None = None) -> Failure | None:
         """Under host correction, a call whose owners the command itself compared or formatted
         (``find -user``, ``ps -u``, ``stat -c %U``) could only answer wrongly: refused."""
         if not spec.argv or (run_as or self.identity_for(spec.cwd)).route != "host_correction":
@@ -319,13 +321,11 @@ class Sandbox:
                                "nobody to the command, so the answer would be wrong",
                        hint=truth.hint(spec.argv[0]))
 
-    def review(self, decision: Any, launcher: Any = None) -> dict[str, Any]:
+    def review(self, request: SandboxRequest, launcher: object = None) -> dict[str, Any]:
         """``review.sandbox`` of one call: {level, namespace_class, network}."""
         level = launcher.plan.effective_level if isinstance(launcher, BwrapLauncher) else "none"
-        namespace = getattr(decision, "namespace_class", None) or "isolated"
-        return {"level": level, "namespace_class": namespace,
-                "network": bool(getattr(decision, "network", False)) or namespace == "host_net"
-                or level == "none"}
+        return {"level": level, "namespace_class": request.namespace,
+                "network": request.network_reachable or level == "none"}
 
     def status(self) -> dict[str, Any]:
         """``describe.sandbox`` (spec decision 13)."""
@@ -356,21 +356,21 @@ class Sandbox:
             pool.close()
 
 
-def checked_dir(decision: Any, spec: Any) -> tuple[str, os.stat_result | None]:
-    """The working directory and its status as the guard opened it (``Decision.opened``: not
-    resolved again), else the spec's, resolved here."""
-    opened = getattr(decision, "opened", None) or {}
+def checked_dir(request: SandboxRequest, spec: ExecSpec) -> tuple[str, os.stat_result | None]:
+    """The working directory and its status as the guard opened it (``SandboxRequest.opened``:
+    not resolved again), else the spec's, resolved here."""
+    opened = request.opened
     cwd = spec.cwd if spec.cwd in opened else identity.resolved(spec.cwd)
     return cwd, opened.get(cwd)
 
 
-def checked_cwd(decision: Any) -> DevIno | None:
-    """(st_dev, st_ino) of the working directory as the guard opened it (``Decision.opened``)."""
-    st = (getattr(decision, "opened", None) or {}).get(getattr(decision, "cwd", None))
+def checked_cwd(request: SandboxRequest) -> DevIno | None:
+    """(st_dev, st_ino) of the working directory as the guard opened it (``SandboxRequest.opened``)."""
+    st = request.opened_cwd()
     return (st.st_dev, st.st_ino) if st is not None else None
 
 
-def egress_refusals(launcher: Any) -> list[str]:
+def egress_refusals(launcher: object) -> list[str]:
     """The egress proxy's refusals during a call (empty unless it ran sandboxed with network)."""
     return launcher.egress_refusals() if isinstance(launcher, BwrapLauncher) else []
 
@@ -404,7 +404,7 @@ def _run_true(plan: Plan) -> str | None:
     return None if code == 0 else (err or f"exit status {code}")
 
 
-__all__ = ["BwrapLauncher", "Sandbox", "egress_refusals", "network_hint"]
+__all__ = ["BwrapLauncher", "GitPins", "Sandbox", "SandboxRequest", "egress_refusals", "network_hint"]
 
 
 def unavailable_hint(reason: str | None) -> str:

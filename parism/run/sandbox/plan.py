@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from parism.run.sandbox.request import FileCopy
 from parism.run.sandbox.identity import RunAs, can_read, root_secrets
 
 MIB = 1024 * 1024
@@ -102,7 +103,7 @@ def _is_socket(path: str) -> bool:
         return False
 
 
-def setting(obj: Any, key: str, default: Any = None) -> Any:
+def setting(obj: object, key: str, default: object = None) -> Any:
     """Read ``key`` from a pydantic model, a mapping or None alike."""
     if obj is None:
         return default
@@ -111,7 +112,7 @@ def setting(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-def limit_values(settings: Any, overrides: Any = None) -> dict[str, int]:
+def limit_values(settings: object, overrides: Mapping[str, object] | None = None) -> dict[str, int]:
     """The ``[sandbox.limits]`` table (config) with the command's own ``limits`` on top."""
     base = setting(settings, "limits")
     out = {k: int(setting(base, k, v)) for k, v in DEFAULT_LIMITS.items()}
@@ -157,7 +158,7 @@ def readable_by(run_as: RunAs, path: str) -> bool:
     return not run_as.other_uid or can_read(path, run_as.uid, run_as.gid)
 
 
-def expand_binds(raw: Any, home: str, run_as: RunAs) -> tuple[str, ...]:
+def expand_binds(raw: Iterable[object], home: str, run_as: RunAs) -> tuple[str, ...]:
     """``~``-expanded, realpath'd bind sources that exist and the run-as user can read (an
     optional bind that is missing or unreadable is skipped: the command could not use it)."""
     out: list[str] = []
@@ -170,7 +171,7 @@ def expand_binds(raw: Any, home: str, run_as: RunAs) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def unmet_requirements(raw: Any, home: str, run_as: RunAs) -> list[str]:
+def unmet_requirements(raw: Iterable[str], home: str, run_as: RunAs) -> list[str]:
     """Why each required bind (``sandbox.requires``) cannot be given to the command: a missing
     path, or one the run-as user cannot read (it would not be bound, see ``expand_binds``)."""
     out: list[str] = []
@@ -186,7 +187,7 @@ def unmet_requirements(raw: Any, home: str, run_as: RunAs) -> list[str]:
 SYSTEM_DIRS = ("/usr", "/etc", "/proc", "/dev", "/bin", "/lib")
 
 
-def safe_ro_paths(paths: Any, cwd: str, run_as: RunAs) -> tuple[str, ...]:
+def safe_ro_paths(paths: Iterable[object], cwd: str, run_as: RunAs) -> tuple[str, ...]:
     """Allowed paths worth binding: existing, readable by the run-as user, not the cwd itself,
     never ``/`` or an ancestor of the system directories (that would re-expose the host)."""
     out: list[str] = []
@@ -213,7 +214,7 @@ def in_view(path: str, cwd: str, ro_paths: tuple[str, ...]) -> bool:
     return below(path, (cwd, *ro_paths))
 
 
-def visible_copies(copies: Any, cwd: str, ro_paths: tuple[str, ...],
+def visible_copies(copies: Iterable[FileCopy], cwd: str, ro_paths: tuple[str, ...],
                    run_as: RunAs) -> tuple[tuple[str, bytes], ...]:
     """The file copies to bind: over a file the sandbox shows that the run-as user can read
     (a file it cannot read stays unreadable: the command fails as it would without)."""

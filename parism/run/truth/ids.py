@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from parism.run.truth.names import group_name, like, overflow_names, ps_name, user_name
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 CORRECTED = "ids_corrected"
 REMAPPED = "ids_remapped"
@@ -24,7 +27,7 @@ class _Tally:
     fixed: int = 0
     lost: int = 0
 
-    def set(self, row: dict[str, Any], key: str, value: Any) -> None:
+    def set(self, row: dict[str, Any], key: str, value: JsonValue) -> None:
         """Write the host's value; only a change counts as a correction (nobody may be true)."""
         if row.get(key) != value:
             self.fixed += 1
@@ -34,7 +37,7 @@ class _Tally:
         return [w for w, n in ((CORRECTED, self.fixed), (REMAPPED, self.lost)) if n]
 
 
-def correct(cmd: str, args: list[str], parsed: Any, cwd: str, namespace: str) -> Corrected:
+def correct(cmd: str, args: list[str], parsed: JsonValue, cwd: str, namespace: str) -> Corrected:
     """Rewrite overflow ids in ``parsed`` (a fresh copy) with the host's values."""
     fix = _FIXERS.get(os.path.basename(cmd))
     if fix is None or not isinstance(parsed, dict):
@@ -44,11 +47,11 @@ def correct(cmd: str, args: list[str], parsed: Any, cwd: str, namespace: str) ->
     return Corrected(out, tally.warnings())
 
 
-def _rows(value: Any) -> list[dict[str, Any]] | None:
+def _rows(value: JsonValue) -> list[dict[str, Any]] | None:
     return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else None
 
 
-def _overflow(value: Any) -> bool:
+def _overflow(value: JsonValue) -> bool:
     return isinstance(value, (str, int)) and str(value) in overflow_names()
 
 
@@ -153,7 +156,7 @@ PROC_IDS: dict[str, tuple[str, int, bool]] = {
 }
 
 
-def _proc_ids(pid: Any, command: Any) -> dict[str, int] | None:
+def _proc_ids(pid: object, command: object) -> dict[str, int] | None:
     """``{"Uid:0": real uid, "Uid:1": effective, …, "Gid:1": …}`` of ``pid`` from /proc, if it
     is still the process that was printed."""
     if not isinstance(pid, int):

@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import psutil
@@ -26,7 +25,7 @@ import pytest
 
 from parism.config.model import SandboxLimits, SandboxSettings
 from parism.run.executor import Capture, ExecSpec, execute
-from parism.run.sandbox import BwrapLauncher, Sandbox
+from parism.run.sandbox import BwrapLauncher, Sandbox, SandboxRequest
 
 SH = "/bin/sh"
 PY3 = "/usr/bin/python3"
@@ -40,9 +39,9 @@ def settings(*, mode: str = "required", writable: bool = False, tmp_mb: int = 16
                            bwrap_path=bwrap_path, limits=SandboxLimits(**{**SMALL, **limits}))
 
 
-def decision(*, network: bool = False, namespace: str = "isolated", binds: tuple[str, ...] = ()) -> Any:
-    """What the guard would hand over for an allowed command (only the sandbox fields)."""
-    return SimpleNamespace(network=network, namespace_class=namespace, binds=list(binds), sandbox={})
+def decision(*, network: bool = False, namespace: str = "isolated", binds: tuple[str, ...] = ()) -> SandboxRequest:
+    """What the guard would hand over for an allowed command (its frozen sandbox record)."""
+    return SandboxRequest(network=network, namespace=namespace, binds=binds)
 
 
 @dataclass
