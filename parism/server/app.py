@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.lowlevel
 from mcp import MCPError
-from mcp.server._otel import OpenTelemetryMiddleware  # the SDK names it in its opt-out comment
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import INVALID_PARAMS, Tool, ToolAnnotations
 from opentelemetry import trace
@@ -34,8 +33,9 @@ from parism.run import memlimit
 from parism.server.signals import next_signal
 from parism.wire.clip import clip
 from parism.server import host
+from parism.server import fastpath
 from parism.server.admission import Admission
-from parism.server.session import initialise_first, serve_only
+from parism.server.session import SERVED, initialise_first
 from parism.server.tasks import Tasks
 from parism.server.early import Early
 from parism.server.stdio import Hooks, serve_stdio
@@ -108,15 +108,18 @@ class ParismServer(MCPServer):
         middleware = [initialise_first, *([self.tasks.middleware] if self.tasks else [])]
         super().__init__(name, subscriptions=False, middleware=middleware,
                          extensions=[self.tasks] if self.tasks else None, **options)
-        if self.tasks is not None:  # the core ``tasks`` capability, not an SEP-2133 extension to advertise
-            self._lowlevel_server.extensions.pop(self.tasks.identifier, None)
-        serve_only(self._lowlevel_server)
-        if not _traced():  # the SDK's documented opt-out: drop it from the list
-            self._lowlevel_server.middleware = [
-                m for m in self._lowlevel_server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
+        # the SDK internals the fast path needs, looked for once (parism/server/fastpath.py)
+        self.fast = fastpath.check(self)
+        if self.fast.active:
+            if self.tasks is not None:  # the core ``tasks`` capability, not an SEP-2133 extension to advertise
+                fastpath.drop_extension(self, self.tasks.identifier)
+            fastpath.serve_only(self, SERVED)
+            if not _traced():  # the SDK's documented opt-out: drop it from the list
+                fastpath.drop_tracing(self)
         self._rows = {row.name: row for row in rows}
         self._listed = [row.listed() for row in rows]  # schemas built once, before any client
         self._engine = engine
+        self._server_info = {"fast_path": self.fast.describe()}
 
     async def list_tools(self) -> list[Tool]:
         if self.tools_listed is not None:
@@ -134,7 +137,8 @@ class ParismServer(MCPServer):
         started = None
         if self.early is not None and context is not None and row.name == "run":
             started = self.early.claim(context.request_context.request_id, arguments)
-        return await call(row, self._engine, arguments, context, started, self.admission)
+        return await call(row, self._engine, arguments, context, started, self.admission,
+                          ours=self.fast.active, server=self._server_info)
 
 
 def build_server(engine: LazyEngine, version: str) -> ParismServer:
@@ -281,6 +285,18 @@ async def _serve(server: ParismServer, engine: LazyEngine) -> None:
     # them beside describe, dry_run, the result tools and large answers' writes.
     limiter = anyio.to_thread.current_default_thread_limiter()
     limiter.total_tokens = max(limiter.total_tokens, 2 * slots + 40)
+    if not server.fast.active:  # the plain SDK path (fastpath.check said why): no early start
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_exit_on_signal, tg.cancel_scope, engine)
+                tg.start_soon(_warm_up, server, engine)
+                await server.run_stdio_async()
+                _exit_soon()
+                tg.cancel_scope.cancel()
+        finally:
+            server.admission = None
+            await _end_jobs(engine)
+        return
     server.early = early = Early(engine, admission)
     try:
         async with anyio.create_task_group() as tg:
@@ -332,6 +348,11 @@ def serve(config_path: str | None = None) -> int:
         host.become_subreaper()
     report_config_problems(cfg)
     _Exit.engine = engine = LazyEngine(cfg)
-    anyio.run(_serve, build_server(engine, parism.__version__), engine)
+    try:
+        server = build_server(engine, parism.__version__)
+    except ValueError as exc:  # PARISM_FAST_PATH (server/fastpath.py): named, never ignored
+        log.error("%s", exc)
+        return 2
+    anyio.run(_serve, server, engine)
     _release(_begin_exit())
     return 0

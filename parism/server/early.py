@@ -37,11 +37,11 @@ from mcp.types import CallToolRequestParams
 from mcp_types import JSONRPCNotification, JSONRPCRequest
 from pydantic import ValidationError
 
-from parism.run.executor import CancelToken
 from parism.wire.options import OptionsError, RunOptions, build
 
 if TYPE_CHECKING:
     from parism.server.admission import Admission
+    from parism.run.executor import CancelToken
     from parism.server.stdio import Wire
     from parism.server.lazy import LazyEngine
 
@@ -147,6 +147,10 @@ class Early:
         if checked is None or engine is None:
             return
         opts, arguments = checked
+        # imported here, not at start-up (psutil and the process-tree code are not needed for
+        # initialize / tools/list): the engine is built by now, so the module is loaded already
+        from parism.run.executor import CancelToken
+
         started = EarlyCall(CancelToken(), self._loop, arguments)
         with self._lock:
             if message.id in self._calls or self._running >= WORKERS:

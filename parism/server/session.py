@@ -2,7 +2,7 @@
 
 - Capabilities are derived by the SDK from the handlers it has: ``MCPServer`` always registers
   prompts and resources, which Parism has none of, so a client was told to list both and got
-  empty lists.  :func:`serve_only` keeps the handlers of what Parism serves.
+  empty lists.  ``fastpath.serve_only`` keeps the handlers of :data:`SERVED`.
 - ``tools/call`` before ``initialize`` got the SDK's generic ``-32602 Invalid request
   parameters`` (``mcp/server/runner.py``, the init gate, "pinned compat").  The code stays
   (clients key off it); :func:`initialise_first` says what is wrong and what to send.
@@ -17,7 +17,6 @@ from typing import Any
 
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.lowlevel import Server
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 #: Methods Parism answers (``ping`` and the handshake are the SDK's own).
@@ -27,12 +26,6 @@ SERVED = frozenset({"ping", "tools/list", "tools/call", "server/discover",
 
 #: The SDK's init-gate error (``runner.py``): the only MCPError of that exact shape.
 _SDK_GATE = (INVALID_PARAMS, "Invalid request parameters", "")
-
-
-def serve_only(low: Server[Any]) -> None:
-    """Drop the handlers of methods Parism does not serve, so they are not advertised."""
-    for method in [m for m in low._request_handlers if m not in SERVED]:  # the SDK's registry
-        del low._request_handlers[method]
 
 
 async def initialise_first(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:

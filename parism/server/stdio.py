@@ -38,14 +38,13 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, JSONRPCResponse
 from mcp_types import methods as _methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
-from parism.server import host
+from parism.server import fastpath, host
 from parism.server import jsonrpc
 from parism.server.jsonrpc import Refusal
 
@@ -371,7 +370,7 @@ class Wire:
 
 @asynccontextmanager
 async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
-                        ) -> AsyncIterator[tuple[ContextReceiveStream[Any], ContextSendStream[SessionMessage]]]:
+                        ) -> AsyncIterator[tuple[Any, Any]]:
     """The (read, write) stream pair a session runs on, served from the process's stdio."""
     wire_in, wire_out, restore = _claim_std_fds()
     # closefd=False: a worker thread may still block on a descriptor when serving ends.
@@ -380,6 +379,8 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
     wire = Wire(sink)
     if hooks.on_wire is not None:
         hooks.on_wire(wire)
+    # the SDK's context-carrying streams (parism/server/fastpath.py: checked at start-up)
+    create_context_streams = fastpath.context_streams().create_context_streams
     to_sdk, read_stream = create_context_streams[Any](0)
     write_stream, from_sdk = create_context_streams[SessionMessage](0)
     answers = write_stream.clone()
@@ -455,6 +456,6 @@ async def stdio_streams(max_request_bytes: int, hooks: Hooks = Hooks()
 
 async def serve_stdio(server: MCPServer, max_request_bytes: int, hooks: Hooks) -> None:
     """``server.run_stdio_async()`` on Parism's transport (the SDK's low-level run loop)."""
-    low = server._lowlevel_server  # the loop run_stdio_async drives; no public seam takes streams
+    low = fastpath.lowlevel(server)  # the loop run_stdio_async drives; no public seam takes streams
     async with stdio_streams(max_request_bytes, hooks) as (read, write):
         await low.run(read, write, low.create_initialization_options())

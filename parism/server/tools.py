@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.types import Tool, ToolAnnotations, ToolExecution
 from pydantic_core import to_json
 
@@ -225,13 +224,12 @@ def input_schema(model: type[StrictOptions]) -> dict[str, Any]:
 
 @functools.cache
 def output_schema(model: type[WireModel]) -> dict[str, Any]:
-    """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (its own code
-    path), with its ``$defs`` inlined (:mod:`parism.server.schema`: the same meaning, cheaper for
+    """The ``outputSchema`` the SDK derives for ``Annotated[CallToolResult, model]`` (pydantic's
+    schema of the model, as the SDK's ``func_metadata`` builds it; the ``tools/list`` golden
+    pins the bytes), with its ``$defs`` inlined (:mod:`parism.server.schema`: the same meaning, cheaper for
     every client to validate), built once per model: run and run_paged share the Envelope's,
     the largest (about 12 ms of start-up CPU each time it is generated)."""
-    schema = FuncMetadata(arg_model=ArgModelBase, output_model=model).output_schema
-    assert schema is not None  # the SDK raises if a model cannot be given one
-    return inline(schema)
+    return inline(model.model_json_schema())
 
 
 def tool_result(model: WireModel, is_error: bool, *, text: str | None = None) -> dict[str, Any]:
@@ -285,11 +283,15 @@ def busy(tool: str, full: QueueFull) -> dict[str, Any]:
 
 
 async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context | None,
-               started: "EarlyCall | None" = None, admission: Admission | None = None) -> dict[str, Any]:
+               started: "EarlyCall | None" = None, admission: Admission | None = None, *,
+               ours: bool = True, server: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build the row's options from the raw arguments, then run its call (counted, guarded);
     ``started``: the same call, already running (:mod:`parism.server.early`, which holds its slot),
     is awaited instead. A row that executes first waits for a slot of ``admission`` (on the loop,
-    holding no thread; cancelled there, it is simply gone)."""
+    holding no thread; cancelled there, it is simply gone). ``ours``: Parism's transport writes
+    the answer (its text block filled by the writer), else the SDK's (the plain path of
+    :mod:`parism.server.fastpath`: the text is built here); ``server``: what ``describe``
+    (without ``cmd``) reports of the MCP side."""
     ticks = row.progress and ctx is not None and wants_progress(ctx)
     if started is not None:
         wire = started.wire
@@ -321,9 +323,11 @@ async def call(row: ToolRow, engine: "LazyEngine", arguments: Any, ctx: Context 
         if admitted:
             assert admission is not None
             admission.release()
+    if server is not None and isinstance(result, DescribeResult) and result.cmd is None and result.failure is None:
+        result = result.model_copy(update={"server": server})
     if started is not None and started.answered:
         return ANSWERED  # the SDK's answer to this, the writer drops (the worker wrote ours)
-    return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT)
+    return tool_result(result, row.is_error(result), text=STRUCTURED_TEXT if ours else None)
 
 
 class InFlight:

@@ -310,6 +310,8 @@ class DescribeResult(WireModel):
     regex_engine: RegexEngineReport | None = None
     env: dict[str, Any] | None = None
     config: dict[str, Any] | None = None
+    # over MCP: the server's side ({fast_path: {fast_path, sdk, sdk_tested, note?, missing?}}, server/fastpath.py)
+    server: dict[str, Any] | None = None
     # describe(cmd)
     cmd: str | None = None
     policy: dict[str, Any] | None = None
