@@ -547,7 +547,7 @@ def create_engine(config_path: str | None = None) -> Engine:
     return Engine(load_config(config_path, project_access=readable_by_calls))
 
 
-def audit_reason(env: Any) -> str | None:
+def audit_reason(env: Envelope) -> str | None:
     """The audit line's reason: the failure's, else a parse problem's (``parser_not_found``)."""
     if env.failure is not None:
         return env.failure.reason

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from parism.wire.clip import clip
 from parism.config import LoadedConfig
@@ -42,6 +42,9 @@ from parism.guard.rewrite import exec_args
 from parism.guard.rules import Classified, Value, classify
 from parism.guard.size import ArgBudget, size_problem
 from parism.argv.tokenize import Tokens
+
+if TYPE_CHECKING:
+    from parism.run.sandbox import Sandbox
 
 PATH_KINDS = {"path"}
 CHECKED_IF_PATHLIKE = {"any", "value"}
@@ -330,7 +333,7 @@ class Setup:
     while the files it depends on are unchanged (``guard/git/cache.py``): other paths are resolved
     on every call."""
 
-    def __init__(self, cfg: LoadedConfig, sandbox: Any = None,
+    def __init__(self, cfg: LoadedConfig, sandbox: Sandbox | None = None,
                  roots: tuple[PinnedRoot, ...] | None = None) -> None:
         self.cfg = cfg
         # the allowed roots as pinned when the engine loaded its configuration (run/sandbox/roots.py),

@@ -24,7 +24,10 @@ from __future__ import annotations
 import base64
 import os
 import re
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 #: A lone surrogate: what ``surrogateescape`` makes of a byte that is not UTF-8 (U+DC80–U+DCFF),
 #: and any other a caller's string may hold (JSON ``\\ud800`` …); none can be written as UTF-8.
@@ -65,7 +68,7 @@ def b64(text: str) -> str:
     return base64.b64encode(to_bytes(text)).decode("ascii")
 
 
-def exact_names(value: Any) -> tuple[Any, bool]:
+def exact_names(value: JsonValue) -> tuple[Any, bool]:
     """``value`` with every string holding a lone surrogate in its display form, and a
     ``<key>_b64`` sibling (the exact bytes) beside each such string that is an object's value;
     returns (value, whether anything was replaced). Copy on write: an object or list without
@@ -78,7 +81,7 @@ def exact_names(value: Any) -> tuple[Any, bool]:
 _SAME = object()  # "unchanged" (a value may itself be None)
 
 
-def _walk(item: Any) -> Any:
+def _walk(item: JsonValue) -> Any:
     """The changed copy of ``item``, or :data:`_SAME`."""
     kind = type(item)
     if kind is str:

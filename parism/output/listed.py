@@ -16,9 +16,12 @@ every newline and is not looked up. Saved text (``parse``) is not verified: ther
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from parism.parsers.hints import drop_args
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 _LONG = ("-l", "-n", "-g", "-o", "--numeric-uid-gid", "--full-time")
 _EXACT = ("-b", "--escape", "-Q", "--quote-name")
@@ -47,7 +50,7 @@ def _operands(args: list[str]) -> list[str]:
     return out
 
 
-def verify(args: list[str], parsed: Any, cwd: str) -> Any:
+def verify(args: list[str], parsed: JsonValue, cwd: str) -> Any:
     """``parsed`` (an ``ls`` name list) as it is when every name is real and listed once, else
     with no entry (``unresolved``, ``hint_args``, a warning)."""
     if not isinstance(parsed, dict) or not _applies(args):

@@ -19,7 +19,10 @@ import datetime as _dt
 import re
 import zoneinfo
 from functools import lru_cache
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 #: parser id → the row fields that hold a local time printed without an offset.
 ZONED: dict[str, tuple[str, ...]] = {
@@ -53,7 +56,7 @@ def with_offset(value: str, zone: str) -> str:
     return f"{value}{sign}{hh}:{mm}" + (f":{ss}" if ss else "")
 
 
-def zoned(parser_id: str | None, parsed: Any, zone: str) -> Any:
+def zoned(parser_id: str | None, parsed: JsonValue, zone: str) -> Any:
     """``parsed`` with its local times' offsets and ``time_zone``, written in place (the value
     is the parse's own, fresh for this call); a parser not in :data:`ZONED`, or a value
     without its rows, is returned as it is."""

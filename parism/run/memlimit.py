@@ -16,7 +16,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from parism.config.model import GuardSettings
 
 log = logging.getLogger("parism.memory")
 
@@ -47,11 +50,11 @@ class Budget:
                 "action": "lowered" if self.lowered else "none"}
 
 
-def per_call(guard: Any) -> int:
+def per_call(guard: GuardSettings) -> int:
     return PEAK_PER_BYTE * ((guard.max_output_bytes or HARD_CAP) + (guard.max_stderr_bytes or HARD_CAP))
 
 
-def budget(guard: Any, root: Path = CGROUP_ROOT, proc_cgroup: Path = Path("/proc/self/cgroup")) -> Budget:
+def budget(guard: GuardSettings, root: Path = CGROUP_ROOT, proc_cgroup: Path = Path("/proc/self/cgroup")) -> Budget:
     """The effective concurrency for ``guard`` (a ``GuardSettings``) under this process's limit."""
     need = per_call(guard)
     limit, source = read_limit(root, proc_cgroup)

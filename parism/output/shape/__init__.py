@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TYPE_CHECKING
 
 from parism.wire.envelope import Omission
 from parism.output.shape import lean, restate
 from parism.output.shape.adaptive import choose
 from parism.output.shape.compact import compact
 from parism.output.shape.limits import cut
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+    from parism.parsers.contract import Parser
 
 Format = Literal["json", "compact", "json-no-raw"]
 FORMATS: tuple[str, ...] = ("json", "compact", "json-no-raw")
@@ -31,8 +35,8 @@ class Shaped:
     lossless_failure: str | None = None  # message when compaction was refused
 
 
-def shape(parsed: Any, *, requested: str | None, rows_key: str | None, max_items: int,
-          thresholds: dict[str, int] | None, parser: Any = None, args: Sequence[str] = (),
+def shape(parsed: JsonValue, *, requested: str | None, rows_key: str | None, max_items: int,
+          thresholds: dict[str, int] | None, parser: Parser | None = None, args: Sequence[str] = (),
           text: str = "", paged: bool = False) -> Shaped:
     """``parser``: the parser when the call allows the default answer (no format, projection or
     evidence): its tables (:mod:`parism.output.shape.lean`), and raw left out when the parse restates

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from pydantic_core import to_json
 
 from parism.output.shape.compact import MAX_DEPTH, columns_deeper_than, deeper_than, fold
 from parism.parsers import registry
 from parism.parsers.contract import Lean
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
 
 def _spec(parser_id: str | None) -> Lean | None:
     """The parser's ``Parser.lean`` (None: no field of its rows is derived from another)."""
@@ -62,7 +65,7 @@ _NESTED = frozenset({dict, list})
 NEGATIVE_ZERO = (-0.0).hex()
 
 
-def lean(parsed: Any, parser_id: str, row_fields: Sequence[str] = (), rows_key: str | None = None) -> Any:
+def lean(parsed: JsonValue, parser_id: str, row_fields: Sequence[str] = (), rows_key: str | None = None) -> Any:
     """Drop derived fields, then fold every array of two or more objects into ``{schema, same,
     rows}``.  ``row_fields``: the parser's declared order of the ``rows_key`` array's fields.
     Nesting ``compact`` refuses to fold leaves the rows objects (without their derived fields)."""
@@ -143,11 +146,11 @@ def _refused(parsed: dict[str, Any], derived: dict[str, str]) -> dict[str, Any]:
     return {k: _slim_all(v, derived) for k, v in parsed.items()}
 
 
-def is_table(value: Any) -> bool:
+def is_table(value: JsonValue) -> bool:
     return isinstance(value, dict) and isinstance(value.get("schema"), list) and isinstance(value.get("rows"), list)
 
 
-def expand(value: Any) -> Any:
+def expand(value: JsonValue) -> Any:
     """The naive reading of a lean (or compact) value: each row zipped with ``schema`` over
     ``same``; a ``null`` cell is an absent field."""
     if not isinstance(value, dict):
@@ -162,11 +165,11 @@ def expand(value: Any) -> Any:
     return out
 
 
-def _slim_all(value: Any, derived: dict[str, str]) -> Any:
+def _slim_all(value: JsonValue, derived: dict[str, str]) -> Any:
     return [_slim(r, derived) for r in value] if isinstance(value, list) and derived else value
 
 
-def _slim(row: Any, derived: dict[str, str]) -> Any:
+def _slim(row: JsonValue, derived: dict[str, str]) -> Any:
     if not isinstance(row, dict):
         return row
     return {k: v for k, v in row.items() if k not in derived or row.get(derived[k]) is None}

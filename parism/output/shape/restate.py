@@ -16,10 +16,14 @@ their default answer is raw alone with ``parsed: null``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TYPE_CHECKING
 
 from parism.parsers import registry
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+    from parism.parsers.contract import Parser
 
 def partial_with(parser_id: str) -> tuple[str, ...]:
     """Arguments under which the parser's rows do not restate every printed value, so raw is
@@ -77,14 +81,14 @@ ALL_LINES = frozenset({"git-diff"})
 _SPACE = re.compile(r"\s+")
 
 
-def doubtful(parsed: Any, parser_id: str, args: Sequence[str]) -> bool:
+def doubtful(parsed: JsonValue, parser_id: str, args: Sequence[str]) -> bool:
     partial = partial_with(parser_id)
     if any(a == p or a.startswith(p + "=") for a in args for p in partial):
         return True
     return not isinstance(parsed, dict) or any(parsed.get(k) for k in DOUBTS)
 
 
-def words_of(value: Any, split: re.Pattern[str] = _SPACE, normal: Any = None) -> set[str]:
+def words_of(value: JsonValue, split: re.Pattern[str] = _SPACE, normal: Callable[[str], str] | None = None) -> set[str]:
     """Every word of every scalar of ``value`` (and the keys of its mappings, which some parsers
     use for printed labels); a table's ``schema`` names are not values, its cells and ``same``
     are."""
@@ -109,7 +113,7 @@ def words_of(value: Any, split: re.Pattern[str] = _SPACE, normal: Any = None) ->
     return out
 
 
-def missing_words(lines: Iterable[str], value: Any, parser_id: str, scales: Iterable[int] = ()) -> set[str]:
+def missing_words(lines: Iterable[str], value: JsonValue, parser_id: str, scales: Iterable[int] = ()) -> set[str]:
     """The printed words of ``lines`` the value does not carry (empty: the value restates them)."""
     split, normal = SPLIT.get(parser_id, _SPACE), NORMAL.get(parser_id)
     have = words_of(value, split, normal)
@@ -136,7 +140,7 @@ def missing_words(lines: Iterable[str], value: Any, parser_id: str, scales: Iter
 PROVEN = frozenset({"ls", "ps", "git-log", "df"})
 
 
-def lines_of(text: str, parser: Any) -> list[str]:
+def lines_of(text: str, parser: Parser) -> list[str]:
     """The lines the check reads: the parser's data lines (``registry.data_lines``: no header,
     no legend), and its ``noise`` lines too for :data:`ALL_LINES`."""
     from parism.parsers.registry import data_lines
@@ -146,7 +150,7 @@ def lines_of(text: str, parser: Any) -> list[str]:
     return data_lines(text, parser)
 
 
-def restates(text: str, parsed: Any, value: Any, parser: Any, args: Sequence[str]) -> bool:
+def restates(text: str, parsed: JsonValue, value: JsonValue, parser: Parser, args: Sequence[str]) -> bool:
     """May the default answer leave raw out?  ``parsed``: the parser's whole value (before
     ``max_items``), ``value``: the lean form of it whose words are checked."""
     if doubtful(parsed, parser.id, args):
