@@ -111,7 +111,7 @@ async function scenario() {
 
   // retain + budget -> a cursor; fetch_result until the continuation has none
   let page = await call("run_budget", "run", {
-    cmd: "ls", args: ["-la"], cwd: spec.many, retain: true, budget: { max_tokens: 2000 },
+    cmd: "ls", args: ["-la"], cwd: spec.many, retain: true, budget: { max_tokens: 700 },
   });
   for (let n = 1; page?.continuation?.cursor && n < 50; n++) {
     const { result_id, cursor } = page.continuation;
