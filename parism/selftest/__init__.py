@@ -18,6 +18,7 @@ broken by itself: such a configuration cannot keep the promises.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -164,10 +165,21 @@ class Ran:
 
 def through(engine: Any, script: str, cwd: Path) -> Ran:
     env = engine.run("sh", ["-c", script], cwd=str(cwd), timeout_ms=PROBE_TIMEOUT_MS, format="json")
-    text = env.to_json()
-    raw = (env.stdout.raw or "") if env.stdout is not None else ""
+    raw = stream_text(env.stdout)
+    # a leak is looked for in every byte that came back: output that is not text travels as
+    # raw_base64 (environ files are NUL-separated), so it is decoded here, never skipped
+    text = "\n".join((env.to_json(), raw, stream_text(env.stderr)))
     results = [ln[len("RESULT "):] for ln in raw.splitlines() if ln.startswith("RESULT ")]
     return Ran(text, results[-1] if results else None, env.failure)
+
+
+def stream_text(field: Any) -> str:
+    """A stream's text as the command printed it: ``raw``, or ``raw_base64`` decoded."""
+    if field is None:
+        return ""
+    if field.raw_base64:
+        return base64.b64decode(field.raw_base64).decode("utf-8", "replace")
+    return field.raw or ""
 
 
 def direct(script: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
