@@ -38,7 +38,7 @@ from typing import Any
 
 from parism.packs import seccomp
 from parism.run.sandbox.identity import NOBODY, SETPRIV, SWITCH_CAPS, MapHandshake, _allows, primary_gid
-from parism.run.sandbox.launcher import _sealed_memfd
+from parism.run.executor import sealed_memfd
 from parism.run.sandbox.reap import end_bwrap
 
 MAIN = Path(__file__).with_name("_worker_main.py")
@@ -208,7 +208,7 @@ def open_setup(pack_dir: str, who: Identity) -> Setup:
             fds.append((path, os.open(path, flags)))  # the operator's trees, bound where they are named
         fds.append((pack_dir, os.open(pack_dir, flags | os.O_NOFOLLOW)))  # a real path: no symlink
         setup.binds = tuple(fds)
-        setup.seccomp_fd = _sealed_memfd("parism-pack-seccomp", seccomp.program())
+        setup.seccomp_fd = sealed_memfd("parism-pack-seccomp", seccomp.program())
         setup.handshake = MapHandshake() if who.full_map else None
     except BaseException:
         setup.binds = tuple(fds)

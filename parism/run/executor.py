@@ -170,9 +170,15 @@ def stdin_file(data: bytes) -> int:
     """``data`` in a sealed memfd read from its start (a child's standard input): no writer
     thread, no pipe to fill, and the child cannot change what it was given. The sandbox's
     helper makes the same file inside the sandbox (``_helper.stdin_file``)."""
+    return sealed_memfd("parism-stdin", data)
+
+
+def sealed_memfd(name: str, data: bytes) -> int:
+    """A close-on-exec memfd holding ``data``, sealed against any change, positioned at its start
+    (a child's stdin, the sandbox helper's code, a seccomp program handed to bwrap)."""
     import fcntl
 
-    fd = os.memfd_create("parism-stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         view = memoryview(data)
         while view:

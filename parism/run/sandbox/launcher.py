@@ -16,7 +16,6 @@ command's stdout/stderr are extra fds that only the helper hands on.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import queue
 import select
@@ -29,6 +28,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from parism.run.executor import sealed_memfd
 from parism.run.proctree import KILL_GRACE_S
 from parism.run.sandbox._helper import AT_FDCWD, RESOLVE_NO_SYMLINKS, openat2
 from parism.run.sandbox.bwrap import build_argv, userns_disabled
@@ -58,34 +58,19 @@ def helper_source_fd() -> int:
     ``host_procs`` call printed each pre-started sandbox's 7 KB of helper source (measured:
     142 KB of a 150 KB ``ps aux``, past the default output cap). Sealed, the file cannot be
     changed by anyone who later gets hold of the descriptor."""
-    return _sealed_memfd("parism-sandbox-helper", helper_code().encode())
+    return sealed_memfd("parism-sandbox-helper", helper_code().encode())
 
 
 @lru_cache(maxsize=1)
 def netns_source_fd() -> int:
     """The network-namespace step's source (parism/run/egress/_netns.py), sealed like the helper's."""
-    return _sealed_memfd("parism-sandbox-netns", netns_code())
+    return sealed_memfd("parism-sandbox-netns", netns_code())
 
 
 def options_fd(options: list[str]) -> int:
     """bwrap's options, NUL-separated in a sealed memfd for ``--args`` (bwrap reads them from
     there): its own command line, also printed by ``ps``, then only names the fd."""
-    return _sealed_memfd("parism-bwrap-args", b"".join(os.fsencode(o) + b"\0" for o in options))
-
-
-def _sealed_memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
-                    fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    return sealed_memfd("parism-bwrap-args", b"".join(os.fsencode(o) + b"\0" for o in options))
 
 
 def oom_prefix(score: int) -> list[str]:
@@ -256,7 +241,7 @@ class Prepared:
         self.cwd_id: DevIno = self.pinned[plan.cwd]
         copy_fds: list[int] = []
         try:
-            copy_fds += (_sealed_memfd("parism-file-copy", data) for _path, data in plan.file_copies)
+            copy_fds += (sealed_memfd("parism-file-copy", data) for _path, data in plan.file_copies)
             options = build_argv(plan, inner, handshake.child_fds if handshake else None,
                                  pins, copy_fds)[: -len(inner) - 1]  # everything before "--"
             args_fd = options_fd(options)
