@@ -146,7 +146,9 @@ def run_all(ws: Path, mode: str, profile: str, as_uid: int | None,
     sandbox: dict[str, Any] = {"mode": mode}
     if port is not None:
         sandbox["network_allow"] = [f"127.0.0.1:{port}"]
-    cfg.write_text(tomli_w.dumps({"guard": {"profile": profile, "allowed_paths": [str(ws)], "max_items": 100000},
+    cfg.write_text(tomli_w.dumps({"guard": {"profile": profile, "allowed_paths": [str(ws)], "max_items": 100000,
+                                            # ps aux on a crowded host passes 100 KB
+                                            "max_output_bytes": 1 << 22},
                                   "sandbox": sandbox}))
     cfg.chmod(0o644)
     site = [str(ROOT), *[p for p in sys.path if p.endswith("site-packages")]]
