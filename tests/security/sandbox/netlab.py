@@ -11,6 +11,7 @@ there, not in Parism's answers. Everything is removed in ``finally`` blocks.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import random
 import shutil
@@ -28,6 +29,7 @@ import pytest
 
 IP = shutil.which("ip") or "/usr/sbin/ip"
 METADATA = "169.254.169.254"
+LOCK_PATH = "/tmp/parism-netlab.lock"
 
 # The HTTP server run inside the namespace: one line per request to the log file; paths
 # /redirect/<url> answer 302 to <url>, anything else 200.
@@ -141,6 +143,10 @@ def internet() -> Iterator[Internet]:
     lab = Internet(ns, f"{base}{fourth + 2}", f"{base}{fourth + 1}", f"{base}{fourth}/30",
                    18080, tmp / "hits.log", tmp / "dns.log")
     routed = False
+    # the metadata route lives in the host's own table: one lab at a time on this machine (a
+    # second test run beside this one would find the route taken and fail with "File exists")
+    lock = open(LOCK_PATH, "w")  # held for the fixture's whole life
+    fcntl.flock(lock, fcntl.LOCK_EX)
     try:
         _ip("netns", "add", ns)
         _ip("link", "add", vh, "type", "veth", "peer", "name", vn)
@@ -169,6 +175,7 @@ def internet() -> Iterator[Internet]:
         subprocess.run([IP, "link", "del", vh], capture_output=True)  # removes the peer too
         subprocess.run([IP, "netns", "del", ns], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
+        lock.close()  # releases the flock
 
 
 def _lines(path: Path) -> list[str]:
